@@ -1,0 +1,56 @@
+"""ofc-stats: Open Face Chinese poker hand histories turned into trustworthy numbers.
+
+The public API::
+
+    from ofc_stats import score_boards, score_hands, get_ruleset
+"""
+
+from ofc_stats.boards import ScoredHands, score_boards, score_hands, score_matchups
+from ofc_stats.cards import card_text, parse_card, parse_cards
+from ofc_stats.errors import (
+    BoardsError,
+    InvalidCardError,
+    OfcStatsError,
+    RulesetError,
+)
+from ofc_stats.evaluate import Category, describe, strength_of
+from ofc_stats.rules import (
+    PRESETS,
+    FantasylandRules,
+    Row,
+    RoyaltyTable,
+    Ruleset,
+    ScoringMethod,
+    Variant,
+    get_ruleset,
+    load_ruleset,
+)
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "PRESETS",
+    "BoardsError",
+    "Category",
+    "FantasylandRules",
+    "InvalidCardError",
+    "OfcStatsError",
+    "Row",
+    "RoyaltyTable",
+    "Ruleset",
+    "RulesetError",
+    "ScoredHands",
+    "ScoringMethod",
+    "Variant",
+    "__version__",
+    "card_text",
+    "describe",
+    "get_ruleset",
+    "load_ruleset",
+    "parse_card",
+    "parse_cards",
+    "score_boards",
+    "score_hands",
+    "score_matchups",
+    "strength_of",
+]

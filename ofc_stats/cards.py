@@ -1,0 +1,129 @@
+"""Card notation and compact integer codes.
+
+A card is stored as one small integer: ``rank * 4 + suit`` with ranks ``2..A`` as
+``0..12`` and suits ``c d h s`` as ``0..3``, so ``2c`` is 0 and ``As`` is 51.
+Codes 52 and 53 are reserved for the two jokers and :data:`NO_CARD` (-1) marks an
+empty slot. Strings only exist at the edges (reading files, SQL views, reports);
+every column inside the library holds codes.
+
+>>> parse_card("Ah")
+50
+>>> parse_card("10d"), parse_card("td"), parse_card("T♦")
+(33, 33, 33)
+>>> card_text(50)
+'Ah'
+>>> parse_cards("Ks Qs Js")
+[47, 43, 39]
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from enum import StrEnum
+
+import numpy as np
+import polars as pl
+
+from ofc_stats.errors import InvalidCardError
+
+RANKS = "23456789TJQKA"
+SUITS = "cdhs"
+NO_CARD = -1
+JOKER = 52
+SECOND_JOKER = 53
+N_CARDS = 52
+
+
+class Suit(StrEnum):
+    """Suits, valued as their letter in card notation."""
+
+    CLUBS = "c"
+    DIAMONDS = "d"
+    HEARTS = "h"
+    SPADES = "s"
+
+
+# Index = card code; the canonical spelling of every code, jokers included.
+CARD_NAMES: tuple[str, ...] = (*(r + s for r in RANKS for s in SUITS), "Xj", "Xj")
+
+_SUIT_SPELLINGS = {
+    "c": "c", "d": "d", "h": "h", "s": "s",
+    "♣": "c", "♦": "d", "♥": "h", "♠": "s",
+    "♧": "c", "♢": "d", "♡": "h", "♤": "s",
+}
+_JOKER_SPELLINGS = ("xj", "jk", "joker")
+
+
+def _build_spellings() -> dict[str, int]:
+    """Every accepted spelling (already stripped and lower-cased) mapped to its code."""
+    spellings: dict[str, int] = {}
+    for rank_index, rank in enumerate(RANKS):
+        rank_spellings = [rank.lower()] + (["10"] if rank == "T" else [])
+        for suit_spelling, suit in _SUIT_SPELLINGS.items():
+            code = rank_index * 4 + SUITS.index(suit)
+            for rank_spelling in rank_spellings:
+                spellings[rank_spelling + suit_spelling] = code
+    for joker in _JOKER_SPELLINGS:
+        spellings[joker] = JOKER
+    return spellings
+
+
+_SPELLINGS = _build_spellings()
+
+
+def parse_card(text: str) -> int:
+    """Parse one card such as ``Ah``, ``10d``, ``td``, ``Q♠`` or ``Xj`` into its code.
+
+    Raises:
+        InvalidCardError: the text is not a card.
+    """
+    code = _SPELLINGS.get(text.strip().lower())
+    if code is None:
+        raise InvalidCardError(text)
+    return code
+
+
+def parse_cards(text: str | Iterable[str]) -> list[int]:
+    """Parse space- or comma-separated cards (or an iterable of card strings)."""
+    items = text.replace(",", " ").split() if isinstance(text, str) else list(text)
+    return [parse_card(item) for item in items]
+
+
+def card_text(code: int) -> str:
+    """The canonical spelling of a card code (``Ah``, ``Td``, ``Xj``)."""
+    if not 0 <= code < len(CARD_NAMES):
+        raise InvalidCardError(str(code))
+    return CARD_NAMES[code]
+
+
+def cards_text(codes: Iterable[int]) -> str:
+    """Cards as canonical text separated by spaces, skipping empty slots."""
+    return " ".join(card_text(code) for code in codes if code != NO_CARD)
+
+
+def card_codes_expr(expr: pl.Expr) -> pl.Expr:
+    """Polars expression: card strings to Int8 codes, null where a string is not a card."""
+    return (
+        expr.str.strip_chars()
+        .str.to_lowercase()
+        .replace_strict(_SPELLINGS, default=None, return_dtype=pl.Int8)
+    )
+
+
+def card_codes(strings: pl.Series) -> pl.Series:
+    """Vectorised :func:`parse_card` over a Series of strings; invalid cards become null."""
+    return pl.select(card_codes_expr(pl.lit(strings))).to_series().alias(strings.name)
+
+
+def card_names_expr(expr: pl.Expr) -> pl.Expr:
+    """Polars expression: Int8 card codes to canonical card strings."""
+    return expr.replace_strict(
+        dict(enumerate(CARD_NAMES)), default=None, return_dtype=pl.String
+    )
+
+
+def card_names(codes: np.ndarray) -> np.ndarray:
+    """Vectorised :func:`card_text` over an integer array; empty slots become ``""``."""
+    names = np.array((*CARD_NAMES, ""), dtype=object)
+    index = np.where((codes >= 0) & (codes < len(CARD_NAMES)), codes, len(CARD_NAMES))
+    return names[index]

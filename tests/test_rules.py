@@ -1,0 +1,103 @@
+from pathlib import Path
+
+import pytest
+
+from ofc_stats.errors import RulesetError
+from ofc_stats.rules import (
+    PRESETS,
+    ScoringMethod,
+    StayCards,
+    get_ruleset,
+    load_ruleset,
+    ruleset_as_dict,
+    ruleset_from_mapping,
+    top_hand_strength,
+)
+
+HOUSE_TOML = """
+name = "thursday home game"
+base = "classic"
+scoring = "2-4"
+shoot_the_moon = true
+
+[royalties.bottom]
+straight = 2
+flush = 4
+"full house" = 6
+quads = 8
+"straight flush" = 10
+"royal flush" = 20
+
+[royalties]
+top_trips = {}
+
+[fantasyland]
+entry = { AA = 14, "222" = 15 }
+stay_middle = false
+stay_cards = "repeat"
+"""
+
+
+def test_presets_follow_the_rules() -> None:
+    assert get_ruleset("classic").fantasyland.entry == (("QQ", 13),)
+    assert get_ruleset("pineapple").fantasyland.stay_middle is None
+    assert get_ruleset("progressive").fantasyland.cards_for_entry("AA") == 16
+    assert get_ruleset("progressive").fantasyland.cards_for_entry("333") == 16
+    assert get_ruleset("ultimate").fantasyland.stay_cards is StayCards.REPEAT
+    assert get_ruleset("pineapple").royalties.top_royalty("AAA") == 22
+    assert get_ruleset("pineapple").royalties.middle["royal flush"] == 50
+
+
+def test_toml_ruleset_overrides_its_base(tmp_path: Path) -> None:
+    path = tmp_path / "house.toml"
+    path.write_text(HOUSE_TOML)
+    ruleset = get_ruleset(str(path))
+    assert ruleset.name == "thursday home game"
+    assert ruleset.scoring is ScoringMethod.TWO_FOUR
+    assert ruleset.shoot_the_moon
+    assert ruleset.royalties.bottom["quads"] == 8
+    assert ruleset.royalties.middle["quads"] == 20  # untouched, from the base
+    assert dict(ruleset.royalties.top_trips) == {}
+    assert ruleset.fantasyland.entry == (("AA", 14), ("222", 15))
+    assert ruleset.fantasyland.stay_middle is None
+    assert ruleset.fantasyland.stay_bottom == "quads"
+    assert ruleset.fantasyland.stay_cards is StayCards.REPEAT
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_rulesets_round_trip_through_plain_data(name: str) -> None:
+    assert ruleset_from_mapping(ruleset_as_dict(PRESETS[name])) == PRESETS[name]
+
+
+@pytest.mark.parametrize(
+    ("toml", "message"),
+    [
+        ("colour = 'red'", r"unknown keys \['colour'\]"),
+        ("base = 'omaha'", "base 'omaha' is not a preset"),
+        ("scoring = '3-9'", "'3-9' is not a valid ScoringMethod"),
+        ("[royalties.middle]\npair = 1", "unknown hands"),
+        ("[royalties]\ntop_pairs = { Z = 1 }", "unknown ranks"),
+        ("[fantasyland]\nentry = { QQ = 25 }", "deals 25 cards"),
+        ("[fantasyland]\nentry = { QK = 14 }", "not a top hand"),
+        ("[fantasyland]\nstay_bottom = 'monster'", "unknown hand category"),
+        ("[fantasyland]\nstay_cards = 'lots'", "neither a number nor 'repeat'"),
+        ("name = ", "invalid TOML"),
+    ],
+)
+def test_bad_ruleset_files_are_clear_errors(tmp_path: Path, toml: str, message: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(toml)
+    with pytest.raises(RulesetError, match=message):
+        load_ruleset(path)
+
+
+def test_unknown_preset_and_missing_file() -> None:
+    with pytest.raises(RulesetError, match="unknown ruleset 'omaha'"):
+        get_ruleset("omaha")
+    with pytest.raises(RulesetError, match="cannot read ruleset"):
+        get_ruleset("missing.toml")
+
+
+def test_top_hand_specs_order() -> None:
+    assert top_hand_strength("QQ") < top_hand_strength("KK") < top_hand_strength("AA")
+    assert top_hand_strength("AA") < top_hand_strength("222") == top_hand_strength("trips")
