@@ -101,18 +101,41 @@ def cards_text(codes: Iterable[int]) -> str:
     return " ".join(card_text(code) for code in codes if code != NO_CARD)
 
 
+def _case_variants(text: str) -> set[str]:
+    variants = {""}
+    for char in text:
+        variants = {prefix + c for prefix in variants for c in {char, char.upper()}}
+    return variants
+
+
+# Every accepted spelling in every mix of case, so clean input needs one look-up.
+_CASED_SPELLINGS = {variant: code for spelling, code in _SPELLINGS.items()
+                    for variant in _case_variants(spelling)}
+
+
 def card_codes_expr(expr: pl.Expr) -> pl.Expr:
-    """Polars expression: card strings to Int8 codes, null where a string is not a card."""
+    """Polars expression: card strings to Int8 codes, null where a string is not a card.
+
+    Strips white space first; :func:`card_codes` is faster on clean input.
+    """
     return (
         expr.str.strip_chars()
-        .str.to_lowercase()
-        .replace_strict(_SPELLINGS, default=None, return_dtype=pl.Int8)
+        .replace_strict(_CASED_SPELLINGS, default=None, return_dtype=pl.Int8)
     )
 
 
 def card_codes(strings: pl.Series) -> pl.Series:
-    """Vectorised :func:`parse_card` over a Series of strings; invalid cards become null."""
-    return pl.select(card_codes_expr(pl.lit(strings))).to_series().alias(strings.name)
+    """Vectorised :func:`parse_card` over a Series of strings; invalid cards become null.
+
+    One hash look-up per card; only strings that miss (white space, or not a card)
+    take the slower path.
+    """
+    codes = strings.replace_strict(_CASED_SPELLINGS, default=None, return_dtype=pl.Int8)
+    missed = codes.is_null() & strings.is_not_null()
+    if missed.any():
+        retried = pl.select(card_codes_expr(pl.lit(strings.filter(missed)))).to_series()
+        codes = codes.scatter(missed.arg_true(), retried)
+    return codes.alias(strings.name)
 
 
 def card_names_expr(expr: pl.Expr) -> pl.Expr:
