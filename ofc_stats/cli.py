@@ -68,9 +68,18 @@ def main(
 
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the result as JSON.")]
 
+bench_app = typer.Typer(
+    help="Benchmarks: throughput and peak memory of each stage, measured on this machine.",
+    no_args_is_help=True,
+)
+app.add_typer(bench_app, name="bench")
 
-@app.command()
-def bench(
+
+# --- rules and scoring engine (issue 2) ----------------------------------------------
+
+
+@bench_app.command("scoring")
+def bench_scoring(
     deals: Annotated[int, typer.Option(min=1, help="Random deals to score.")] = 2_000_000,
     players: Annotated[int, typer.Option(min=2, max=4, help="Players per deal.")] = 3,
     ruleset: Annotated[str, typer.Option(help="Preset name or TOML file.")] = "pineapple",
@@ -78,7 +87,7 @@ def bench(
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
     as_json: JsonOption = False,
 ) -> None:
-    """Benchmark the vectorised scorer on random deals generated in memory."""
+    """Score random deals generated in memory with the vectorised scorer (one core)."""
     from ofc_stats.bench import benchmark_scoring
 
     with reported_errors():
@@ -116,6 +125,21 @@ def rules(
     else:
         typer.echo(f"{ruleset.name}: {describe_ruleset(ruleset)}")
         typer.echo(json.dumps(ruleset_as_dict(ruleset), indent=2))
+
+
+# --- formats and simulator (issue 3) -------------------------------------------------
+
+
+# --- ingest (issue 4) ----------------------------------------------------------------
+
+
+# --- score and audit (issue 5) -------------------------------------------------------
+
+
+# --- SQL: query and stats (issue 6) --------------------------------------------------
+
+
+# --- reports (issue 7) ---------------------------------------------------------------
 
 
 def run() -> None:
