@@ -7,6 +7,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -98,4 +99,216 @@ def benchmark_scoring(deals: int = 2_000_000, players: int = 3,
         seconds=seconds, player_hands_per_second=total / seconds,
         deals_per_second=deals / seconds, fouled_share=fouled / total,
         generate_seconds=generated, peak_memory_mb=peak_memory_mb(),
+    )
+
+
+@dataclass(frozen=True)
+class WarehouseScoringBenchmark:
+    """What one warehouse scoring benchmark run measured (the score ran in its own process)."""
+
+    player_hands: int
+    seats_files: int
+    build_seconds: float
+    score_seconds: float
+    player_hands_per_second: float
+    peak_memory_mb: float
+    fl_transitions: int
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values, for JSON output."""
+        return asdict(self)
+
+
+def build_benchmark_warehouse(root: Path, player_hands: int, players: int = 3,
+                              file_rows: int = 1_000_000, seed: int = 0, *,
+                              player_pool: int | None = None, with_hands: bool = False) -> int:
+    """A warehouse of random deals as ``seats`` files of ``file_rows`` rows (the size
+    compaction leaves them at). Returns the number of files.
+
+    Each table plays 500 hands, one a minute. With ``player_pool`` the players are
+    ``player-0`` ... drawn from a pool of that many (each table seats the next ones
+    around the pool), else the same ``players`` everywhere; ``with_hands`` also writes
+    the ``hands`` rows (the report benchmark needs them, the scoring one does not)."""
+    import polars as pl
+
+    from ofc_stats.canonical import CARDS, HANDS_SCHEMA, SEATS_SCHEMA
+    from ofc_stats.cards import card_names_expr
+    from ofc_stats.warehouse import PendingFile, Warehouse
+
+    warehouse = Warehouse.open(root, create=True)
+    deals = player_hands // players
+    hands_per_file = max(1, file_rows // players)
+    files = 0
+    with warehouse.writing():
+        for first in range(0, deals, hands_per_file):
+            count = min(hands_per_file, deals - first)
+            cards = random_deals(count, players, seed + first).T  # (boards, 13)
+            board = pl.int_range(count * players, eager=True) // players + first
+            seats = pl.DataFrame({"cards": pl.Series(cards, dtype=CARDS)}).with_columns(
+                pl.lit("bench").alias("site"),
+                pl.format("b-{}", board).alias("hand_id"),
+                pl.lit("pineapple").alias("variant"),
+                pl.format("table-{}", board // 500).alias("table"),
+                (pl.lit(0).cast(pl.Datetime("us", "UTC"))
+                 + pl.duration(seconds=pl.lit(board * 60))).alias("started_at"),
+                (pl.int_range(pl.len()) % players + 1).cast(pl.Int8).alias("seat"),
+                pl.format("player-{}", pl.int_range(pl.len()) % players
+                          if player_pool is None else
+                          (board // 500 * players + pl.int_range(pl.len()) % players)
+                          % max(player_pool, players)).alias("player"),
+                pl.lit(False).alias("in_fantasyland"),
+            )
+            names = [card_names_expr(pl.col("cards").arr.get(i)) for i in range(13)]
+            seats = seats.with_columns(
+                pl.concat_str(names[0:3], separator=" ").alias("top"),
+                pl.concat_str(names[3:8], separator=" ").alias("middle"),
+                pl.concat_str(names[8:13], separator=" ").alias("bottom"),
+            )
+            seats = seats.select(
+                [pl.col(name).cast(dtype) if name in seats.columns
+                 else pl.lit(None, dtype).alias(name) for name, dtype in SEATS_SCHEMA.items()])
+            pending = [PendingFile("seats", seats)]
+            if with_hands:
+                hands = seats.filter(pl.col("seat") == 1).select(
+                    "site", "hand_id", "table", "started_at", "variant",
+                    pl.lit(1).alias("button_seat"), pl.lit("1").alias("point_value"),
+                    pl.lit("EUR").alias("currency"), pl.lit(players).alias("players"),
+                    pl.lit(False).alias("has_streets"))
+                pending.append(PendingFile("hands", hands.select(
+                    [pl.col(name).cast(dtype) if name in hands.columns
+                     else pl.lit(None, dtype).alias(name)
+                     for name, dtype in HANDS_SCHEMA.items()])))
+            warehouse.commit(pending, action="bench")
+            files += 1
+    return files
+
+
+def benchmark_warehouse_scoring(player_hands: int = 10_000_000, players: int = 3,
+                                seed: int = 0) -> WarehouseScoringBenchmark:
+    """Build a warehouse of random deals, then time ``ofc-stats score`` on it as a real
+    process (its own peak memory, without the build's)."""
+    import json
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="ofc-bench-") as folder:
+        root = Path(folder) / "warehouse"
+        started = time.perf_counter()
+        files = build_benchmark_warehouse(root, player_hands, players, seed=seed)
+        built = time.perf_counter() - started
+        completed = subprocess.run(
+            [sys.executable, "-m", "ofc_stats", "score", "--warehouse", str(root), "--json"],
+            capture_output=True, text=True, check=False)
+        if completed.returncode != 0:
+            raise RuntimeError(f"ofc-stats score failed: {completed.stderr.strip()}")
+        summary = json.loads(completed.stdout)
+    return WarehouseScoringBenchmark(
+        player_hands=int(summary["player_hands"]), seats_files=files, build_seconds=built,
+        score_seconds=float(summary["seconds"]),
+        player_hands_per_second=float(summary["player_hands_per_second"]),
+        peak_memory_mb=float(summary["peak_memory_mb"]),
+        fl_transitions=int(summary["transitions"]),
+    )
+
+
+@dataclass(frozen=True)
+class StatsBenchmark:
+    """The per-player summary timed over a scored warehouse of random deals."""
+
+    player_hands: int
+    players: int
+    prepare_seconds: float
+    first_seconds: float  # views created on a fresh connection, then the query
+    best_seconds: float  # best of the repeated runs
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values, for JSON output."""
+        return asdict(self)
+
+
+def benchmark_stats(player_hands: int = 10_000_000, repeats: int = 3,
+                    seed: int = 0) -> StatsBenchmark:
+    """Build and score a warehouse of random deals, then time ``ofc-stats stats``'s query."""
+    import tempfile
+
+    from ofc_stats.db import player_stats
+    from ofc_stats.warehouse import Warehouse
+    from ofc_stats.warehouse_scoring import score_warehouse
+
+    with tempfile.TemporaryDirectory(prefix="ofc-bench-") as folder:
+        root = Path(folder) / "warehouse"
+        started = time.perf_counter()
+        build_benchmark_warehouse(root, player_hands, seed=seed)
+        warehouse = Warehouse.open(root)
+        score_warehouse(warehouse)
+        prepared = time.perf_counter() - started
+        timings = []
+        for _ in range(max(1, repeats)):
+            started = time.perf_counter()
+            summary = player_stats(warehouse)
+            timings.append(time.perf_counter() - started)
+    return StatsBenchmark(player_hands=int(summary["hands"].sum()), players=summary.height,
+                          prepare_seconds=prepared, first_seconds=timings[0],
+                          best_seconds=min(timings))
+
+
+@dataclass(frozen=True)
+class ReportBenchmark:
+    """What one report benchmark run measured (each report ran in its own process)."""
+
+    hands: int
+    player_hands: int
+    players: int
+    build_seconds: float
+    score_seconds: float
+    overview_seconds: float  # write_report's own clock, for every player
+    overview_bytes: int
+    overview_peak_memory_mb: float
+    player_seconds: float  # the same for one player's report
+    player_bytes: int
+    player_peak_memory_mb: float
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values, for JSON output."""
+        return asdict(self)
+
+
+def _run_json(*arguments: str) -> dict[str, Any]:
+    """Run ``python -m ofc_stats ARGUMENTS --json`` and return its JSON output."""
+    import json
+    import subprocess
+
+    completed = subprocess.run([sys.executable, "-m", "ofc_stats", *arguments, "--json"],
+                               capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        raise RuntimeError(f"ofc-stats {arguments[0]} failed: {completed.stderr.strip()}")
+    result: dict[str, Any] = json.loads(completed.stdout)
+    return result
+
+
+def benchmark_report(hands: int = 1_000_000, players: int = 3, player_pool: int = 12,
+                     seed: int = 0) -> ReportBenchmark:
+    """Build and score a warehouse of random deals, then time ``ofc-stats report`` on it,
+    the overview and one player's report, each as a real process (its own peak memory)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="ofc-bench-") as folder:
+        root = Path(folder) / "warehouse"
+        started = time.perf_counter()
+        build_benchmark_warehouse(root, hands * players, players, seed=seed,
+                                  player_pool=player_pool, with_hands=True)
+        built = time.perf_counter() - started
+        scored = _run_json("score", "--warehouse", str(root))
+        overview = _run_json("report", "--warehouse", str(root),
+                             "--out", str(Path(folder) / "overview.html"))
+        player = _run_json("report", "--warehouse", str(root), "--player", "player-0",
+                           "--out", str(Path(folder) / "player-0.html"))
+    return ReportBenchmark(
+        hands=hands, player_hands=int(scored["player_hands"]),
+        players=int(overview["players"]), build_seconds=built,
+        score_seconds=float(scored["seconds"]),
+        overview_seconds=float(overview["seconds"]), overview_bytes=int(overview["bytes"]),
+        overview_peak_memory_mb=float(overview["peak_memory_mb"]),
+        player_seconds=float(player["seconds"]), player_bytes=int(player["bytes"]),
+        player_peak_memory_mb=float(player["peak_memory_mb"]),
     )

@@ -8,7 +8,7 @@ and assembles two tables: one row per board and one row per pair of players.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +25,7 @@ from ofc_stats.scoring import (
     BoardProblem,
     BoardScores,
     PairScores,
+    RuleTables,
     compile_rules,
     score_batch,
 )
@@ -125,16 +126,47 @@ def boards_to_arrays(boards: pl.DataFrame) -> tuple[pl.DataFrame, BoardArrays]:
         row_problems[(ordered[f"_{row.value}_n"] > row.size).to_numpy()] |= np.uint8(
             BoardProblem.EXTRA_CARDS)
 
-    hand_change = ordered["hand_id"] != ordered["hand_id"].shift(1)
-    starts = np.flatnonzero(hand_change.fill_null(True).to_numpy())
-    hand_starts = np.append(starts, n).astype(np.int64)
+    return ordered, arrays_for(ordered, cards, row_problems, ["hand_id"])
+
+
+def hand_starts_of(frame: pl.DataFrame, keys: Sequence[str]) -> npt.NDArray[np.int64]:
+    """Offsets of the runs of equal ``keys`` (hands must already be contiguous)."""
+    change = pl.any_horizontal([pl.col(key) != pl.col(key).shift(1) for key in keys])
+    starts = np.flatnonzero(frame.select(change.fill_null(True)).to_series().to_numpy())
+    return np.append(starts, frame.height).astype(np.int64)
+
+
+def arrays_for(frame: pl.DataFrame, cards: npt.NDArray[np.int8],
+               row_problems: npt.NDArray[np.uint8], keys: Sequence[str]) -> BoardArrays:
+    """The scorer's arrays for boards in ``frame`` (hands contiguous by ``keys``)."""
     in_fantasyland = None
-    if "in_fantasyland" in ordered.columns:
-        in_fantasyland = ordered["in_fantasyland"].fill_null(False).cast(pl.Boolean).to_numpy()
+    if "in_fantasyland" in frame.columns:
+        in_fantasyland = frame["in_fantasyland"].fill_null(False).cast(pl.Boolean).to_numpy()
     fl_cards = None
-    if "fl_cards" in ordered.columns:
-        fl_cards = ordered["fl_cards"].fill_null(-1).cast(pl.Int8).to_numpy()
-    return ordered, BoardArrays(cards, hand_starts, in_fantasyland, fl_cards, row_problems)
+    if "fl_cards" in frame.columns:
+        fl_cards = frame["fl_cards"].fill_null(-1).cast(pl.Int8).to_numpy()
+    return BoardArrays(cards, hand_starts_of(frame, keys), in_fantasyland, fl_cards,
+                       row_problems)
+
+
+def card_frame_arrays(frame: pl.DataFrame, keys: Sequence[str]
+                      ) -> tuple[pl.DataFrame, BoardArrays]:
+    """Boards stored as card codes (an ``Int8[13]`` ``cards`` column, -1 for an empty
+    slot, hands contiguous by ``keys``) as the scorer's arrays.
+
+    Returns the frame with ``_row`` and the row card counts added, and the arrays.
+    """
+    codes = frame["cards"].to_numpy().astype(np.int8, copy=False)
+    cards = np.ascontiguousarray(codes.T)
+    if int(cards.min(initial=0)) < 0:
+        filled = codes >= 0
+        counts = [pl.Series(f"_{row.value}_n", filled[:, start:start + row.size].sum(axis=1),
+                            dtype=pl.Int8) for row, start in ROW_OFFSETS.items()]
+    else:  # complete boards, the usual case
+        counts = [pl.repeat(row.size, frame.height, dtype=pl.Int8, eager=True)
+                  .alias(f"_{row.value}_n") for row in Row]
+    ordered = frame.with_row_index("_row").with_columns(counts)
+    return ordered, arrays_for(ordered, cards, np.zeros(frame.height, dtype=np.uint8), keys)
 
 
 def score_hands(boards: pl.DataFrame, ruleset: str | Path | Ruleset = "pineapple",
@@ -155,6 +187,27 @@ def score_hands(boards: pl.DataFrame, ruleset: str | Path | Ruleset = "pineapple
     """
     rules = compile_rules(get_ruleset(ruleset))
     ordered, arrays = boards_to_arrays(boards)
+    return score_arrays(ordered, arrays, rules, keys=["hand_id"], board_columns=["player"],
+                        batch_boards=batch_boards, restore_order=True)
+
+
+def score_arrays(ordered: pl.DataFrame, arrays: BoardArrays, rules: RuleTables, *,
+                 keys: Sequence[str], board_columns: Sequence[str],
+                 hand_columns: Sequence[str] = (), batch_boards: int = BATCH_BOARDS,
+                 restore_order: bool = False) -> ScoredHands:
+    """Score prepared boards in batches and assemble the two result tables.
+
+    Args:
+        ordered: the boards in hand order, with ``_row`` and the row card counts.
+        arrays: their arrays (see :func:`boards_to_arrays`, :func:`card_frame_arrays`).
+        rules: the compiled ruleset.
+        keys: the columns identifying a hand, first in both results.
+        board_columns: columns of ``ordered`` carried into ``players``; ``player`` (and
+            ``seat``, if listed) also name each side of a matchup.
+        hand_columns: columns (equal on every board of a hand) repeated on matchups.
+        batch_boards: boards scored per batch.
+        restore_order: sort ``players`` back into ``_row`` order.
+    """
     board_parts: list[pl.DataFrame] = []
     pair_parts: list[pl.DataFrame] = []
     for first_hand, end_hand, first_board, end_board in arrays.batches(batch_boards):
@@ -173,8 +226,12 @@ def score_hands(boards: pl.DataFrame, ruleset: str | Path | Ruleset = "pineapple
     if not board_parts:
         empty_boards, empty_pairs = _empty_results()
         board_parts, pair_parts = [board_frame(empty_boards)], [pair_frame(empty_pairs, 0)]
-    players = _player_table(ordered, pl.concat(board_parts))
-    matchups = _matchup_table(ordered, pl.concat(pair_parts).sort("_left", "_right"))
+    players = _player_table(ordered, pl.concat(board_parts), keys, board_columns,
+                            restore_order)
+    pairs = pl.concat(pair_parts)
+    if restore_order:
+        pairs = pairs.sort("_left", "_right")
+    matchups = _matchup_table(ordered, pairs, keys, board_columns, hand_columns)
     return ScoredHands(players=players, matchups=matchups)
 
 
@@ -222,6 +279,10 @@ def board_frame(scores: BoardScores) -> pl.DataFrame:
         "fl_entry": scores.fl_entry,
         "fl_stay": scores.fl_stay,
         "fl_cards_next": scores.fl_cards_next,
+        "fl_qualifies_entry": scores.fl_entry_quality,
+        "fl_entry_cards": scores.fl_entry_cards,
+        "fl_qualifies_stay": scores.fl_stay_quality,
+        "fl_stay_cards": scores.fl_stay_cards,
         "_problems": scores.problems,
     })
 
@@ -236,6 +297,9 @@ def pair_frame(pairs: PairScores, offset: int) -> pl.DataFrame:
         "scoop": pairs.scoop,
         "royalty_diff": pairs.royalty_diff,
         "points": pairs.points,
+        "top_result": pairs.top_result,
+        "middle_result": pairs.middle_result,
+        "bottom_result": pairs.bottom_result,
     })
 
 
@@ -269,11 +333,28 @@ def problem_text_expr() -> pl.Expr:
     return pl.concat_str(parts, separator="; ", ignore_nulls=True).replace("", None)
 
 
-def _player_table(ordered: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
-    keep = ["_row", "hand_id", "player", "_top_n", "_middle_n", "_bottom_n"]
+PLAYER_SCORE_COLUMNS = (
+    "fouled", "royalties_top", "royalties_middle", "royalties_bottom", "royalties",
+    "points", "rows_won", "rows_lost", "rows_tied", "scoops", "scooped",
+    "fl_entry", "fl_stay", "fl_next", "fl_cards_next",
+    "fl_qualifies_entry", "fl_entry_cards", "fl_qualifies_stay", "fl_stay_cards", "moon",
+    "top_category", "middle_category", "bottom_category",
+    "top_strength", "middle_strength", "bottom_strength",
+    "opponents", "problem",
+)
+# A matchup names both sides: the board's own column and the opponent's.
+OPPONENT_COLUMNS = {"player": "opponent", "seat": "opponent_seat"}
+MATCHUP_SCORE_COLUMNS = ("rows_won", "rows_lost", "rows_tied", "scoop", "scooped",
+                         "royalty_diff", "points", "top_result", "middle_result",
+                         "bottom_result")
+
+
+def _player_table(ordered: pl.DataFrame, scores: pl.DataFrame, keys: Sequence[str],
+                  board_columns: Sequence[str], restore_order: bool) -> pl.DataFrame:
+    keep = ["_row", *keys, *board_columns, "_top_n", "_middle_n", "_bottom_n"]
     table = pl.concat([ordered.select(keep), scores], how="horizontal")
     unscorable = (pl.col("_problems") & int(~BoardProblem.PLAYER_COUNT & 0xFF)) != 0
-    return (
+    table = (
         table.with_columns(
             *(pl.when(~unscorable).then(pl.col(f"{row.value}_strength"))
               .alias(f"{row.value}_strength") for row in Row),
@@ -284,32 +365,29 @@ def _player_table(ordered: pl.DataFrame, scores: pl.DataFrame) -> pl.DataFrame:
             (pl.col("opponents") * 3 - pl.col("rows_won") - pl.col("rows_lost"))
             .cast(pl.Int8).alias("rows_tied"),
             (pl.col("fl_entry") | pl.col("fl_stay")).alias("fl_next"),
-            pl.col("fl_cards_next").replace(-1, None),
-            problem_text_expr().alias("problem"),
-        )
-        .sort("_row")
-        .select(
-            "hand_id", "player", "fouled",
-            "royalties_top", "royalties_middle", "royalties_bottom", "royalties",
-            "points", "rows_won", "rows_lost", "rows_tied", "scoops", "scooped",
-            "fl_entry", "fl_stay", "fl_next", "fl_cards_next", "moon",
-            "top_category", "middle_category", "bottom_category",
-            "top_strength", "middle_strength", "bottom_strength",
-            "opponents", "problem",
+            *(pl.col(name).replace(-1, None)
+              for name in ("fl_cards_next", "fl_entry_cards", "fl_stay_cards")),
+            (problem_text_expr() if (table["_problems"] != 0).any()
+             else pl.lit(None, pl.String)).alias("problem"),
         )
     )
+    if restore_order:
+        table = table.sort("_row")
+    return table.select(*keys, *board_columns, *PLAYER_SCORE_COLUMNS)
 
 
-def _matchup_table(ordered: pl.DataFrame, pairs: pl.DataFrame) -> pl.DataFrame:
-    names = ordered.select("hand_id", "player")
-    left = names[pairs["_left"].to_numpy()]
-    right = names.select(pl.col("player").alias("opponent"))[pairs["_right"].to_numpy()]
+def _matchup_table(ordered: pl.DataFrame, pairs: pl.DataFrame, keys: Sequence[str],
+                   board_columns: Sequence[str], hand_columns: Sequence[str]) -> pl.DataFrame:
+    sides = [column for column in OPPONENT_COLUMNS if column in board_columns]
+    left = ordered.select(*keys, *hand_columns, *sides)[pairs["_left"].to_numpy()]
+    right = ordered.select(*(pl.col(side).alias(OPPONENT_COLUMNS[side]) for side in sides)
+                           )[pairs["_right"].to_numpy()]
     return pl.concat([left, right, pairs.drop("_left", "_right")], how="horizontal").select(
-        "hand_id", "player", "opponent", "rows_won", "rows_lost",
+        *keys, *hand_columns, *sides, *right.columns, "rows_won", "rows_lost",
         (3 - pl.col("rows_won") - pl.col("rows_lost")).cast(pl.Int8).alias("rows_tied"),
         (pl.col("scoop") == 1).alias("scoop"),
         (pl.col("scoop") == -1).alias("scooped"),
-        "royalty_diff", "points",
+        "royalty_diff", "points", "top_result", "middle_result", "bottom_result",
     )
 
 

@@ -30,6 +30,7 @@ The canonical schemas below are also the warehouse's (docs/schema.md).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import duckdb
@@ -64,6 +65,10 @@ HANDS_SCHEMA = pl.Schema({
 SEATS_SCHEMA = pl.Schema({
     "site": pl.String(),
     "hand_id": pl.String(),
+    # Copied from the hand so that scoring streams seats files without a join.
+    "variant": pl.String(),
+    "table": pl.String(),
+    "started_at": pl.Datetime("us", "UTC"),
     "seat": pl.Int8(),
     "player": pl.String(),
     "in_fantasyland": pl.Boolean(),
@@ -103,6 +108,7 @@ PROBLEMS_SCHEMA = pl.Schema({
 PROBLEM_KINDS = (
     "syntax", "missing field", "version", "variant", "timestamp", "money", "players",
     "seat", "card", "row size", "duplicate card", "encoding", "truncated", "conflict",
+    "file", "format",  # ingest: an unreadable or corrupt file; a format it cannot tell
 )
 
 # Players a variant allows (RULES §4: classic 2-4, Pineapple 2-3).
@@ -167,13 +173,48 @@ def _with_defaults(frame: pl.DataFrame, defaults: dict[str, pl.DataType]) -> pl.
     return frame.with_columns(missing) if missing else frame
 
 
-def _first_reason(frame: pl.DataFrame, checks: list[tuple[str, pl.Expr]]) -> pl.DataFrame:
-    """``record``, ``kind``, ``reason`` of the first failing check per row."""
-    kind = pl.coalesce([pl.when(reason.is_not_null()).then(pl.lit(kind_))
-                        for kind_, reason in checks])
-    reason = pl.coalesce([reason for _, reason in checks])
-    return (frame.select("record", kind.alias("kind"), reason.alias("reason"))
+def _first_reason(frame: pl.DataFrame, checks: list[tuple[str, pl.Expr, pl.Expr]]
+                  ) -> pl.DataFrame:
+    """``record``, ``kind``, ``reason`` of the first failing check per row.
+
+    A check is (kind, failed, reason). Reasons are formatted only for the rows that
+    fail a check, usually few: formatting text for every row costs more than the
+    checks themselves.
+    """
+    failed = [condition.fill_null(False) for _, condition, _ in checks]
+    bad = frame.filter(pl.any_horizontal(failed))
+    # On the failing rows only: the first check that failed with a reason.
+    reasons = [pl.when(condition).then(reason_)
+               for (_, _, reason_), condition in zip(checks, failed, strict=True)]
+    kind = pl.coalesce([pl.when(reason_.is_not_null()).then(pl.lit(kind_))
+                        for (kind_, _, _), reason_ in zip(checks, reasons, strict=True)])
+    return (bad.select("record", kind.cast(pl.String).alias("kind"),
+                       pl.coalesce(reasons).cast(pl.String).alias("reason"))
             .filter(pl.col("reason").is_not_null()))
+
+
+# The layouts writers use most, parsed without the (slower) regular expression.
+_FAST_TIMESTAMPS = ("%Y-%m-%dT%H:%M:%S%.f%:z", "%Y-%m-%d %H:%M:%S%.f %:z")
+
+
+def _fast_timestamps(column: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """(UTC datetime, offset minutes) of ``2026-03-01T20:15:00+01:00`` style text
+    (also with a space before the offset); null for any other layout."""
+    text = column.cast(pl.String)
+    parsed = pl.coalesce([text.str.to_datetime(layout, time_zone="UTC", strict=False)
+                          for layout in _FAST_TIMESTAMPS])
+    # The offset as +HHMM, written +HH:MM or +HHMM.
+    last6 = text.str.slice(-6)
+    zone = (pl.when(last6.str.slice(3, 1) == ":").then(last6.str.replace(":", "", literal=True))
+            .otherwise(text.str.slice(-5)))
+    sign = (pl.when(zone.str.slice(0, 1) == "-").then(-1)
+            .when(zone.str.slice(0, 1) == "+").then(1))
+    minutes = (zone.str.slice(1, 2).cast(pl.Int16(), strict=False) * 60
+               + zone.str.slice(3, 2).cast(pl.Int16(), strict=False)) * sign
+    # A time whose offset is not understood here goes the slow way.
+    understood = parsed.is_not_null() & minutes.is_not_null()
+    return (pl.when(understood).then(parsed),
+            pl.when(understood).then(minutes).cast(pl.Int16))
 
 
 def _parse_timestamps(column: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -216,30 +257,31 @@ def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
         "record": pl.Int64(), "seat": pl.Int64(), "street": pl.Int64(), "action": pl.String(),
         "row": pl.String(), "card": pl.String()})
 
-    started_at, offset = _parse_timestamps(pl.col("started_at"))
+    text_times = hands.schema["started_at"] == pl.String()
+    started_at, offset = _fast_timestamps(pl.col("started_at"))
     hands = hands.with_columns(
         pl.col("variant").cast(pl.String).str.strip_chars().str.to_lowercase()
         .replace_strict(VARIANT_NAMES, default=None, return_dtype=pl.String)
         .alias("_variant"),
-        (started_at if hands.schema["started_at"] == pl.String()
+        (started_at if text_times
          else pl.col("started_at").cast(pl.Datetime("us", "UTC"))).alias("_started_at"),
-        (offset if hands.schema["started_at"] == pl.String()
-         else pl.lit(None, pl.Int16)).alias("_offset"),
+        (offset if text_times else pl.lit(None, pl.Int16)).alias("_offset"),
         pl.col("point_value").cast(pl.String).cast(MONEY, strict=False).alias("_point_value"),
     )
-    missing = [pl.when(pl.col(name).is_null() | (pl.col(name).cast(pl.String) == ""))
-               .then(pl.lit(f"missing {name}")) for name in
-               ("hand_id", "site", "table", "started_at", "variant")]
+    if text_times:
+        hands = _slow_timestamps(hands)
+    missing = [(pl.col(name).is_null() | (pl.col(name).cast(pl.String) == ""),
+                pl.lit(f"missing {name}"))
+               for name in ("hand_id", "site", "table", "started_at", "variant")]
     hand_reasons = _first_reason(hands, [
-        ("syntax", pl.col("error")),
-        *(("missing field", check) for check in missing),
-        ("variant", pl.when(pl.col("_variant").is_null())
-         .then(pl.format("unknown variant '{}'", pl.col("variant")))),
-        ("timestamp", pl.when(pl.col("_started_at").is_null())
-         .then(pl.format("bad timestamp '{}'", pl.col("started_at").cast(pl.String)))),
-        ("money", pl.when(pl.col("point_value").is_not_null()
-                          & pl.col("_point_value").is_null())
-         .then(pl.format("bad point value '{}'", pl.col("point_value").cast(pl.String)))),
+        ("syntax", pl.col("error").is_not_null(), pl.col("error")),
+        *(("missing field", failed, reason) for failed, reason in missing),
+        ("variant", pl.col("_variant").is_null(),
+         pl.format("unknown variant '{}'", pl.col("variant"))),
+        ("timestamp", pl.col("_started_at").is_null(),
+         pl.format("bad timestamp '{}'", pl.col("started_at").cast(pl.String))),
+        ("money", pl.col("point_value").is_not_null() & pl.col("_point_value").is_null(),
+         pl.format("bad point value '{}'", pl.col("point_value").cast(pl.String))),
     ])
 
     seats, seat_reasons, cards = _check_seats(seats, hands)
@@ -266,6 +308,20 @@ def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
     return _canonical_frames(good_hands, good_seats, good_cards, good_streets, file, problems)
 
 
+def _slow_timestamps(hands: pl.DataFrame) -> pl.DataFrame:
+    """Fill ``_started_at`` and ``_offset`` for the times the fast layouts missed."""
+    missed = hands.filter(pl.col("_started_at").is_null() & pl.col("started_at").is_not_null())
+    if missed.is_empty():
+        return hands
+    started_at, offset = _parse_timestamps(pl.col("started_at"))
+    parsed = missed.select("record", started_at.alias("_slow_at"), offset.alias("_slow_offset"))
+    return (hands.join(parsed, on="record", how="left", maintain_order="left")
+            .with_columns(pl.coalesce("_started_at", "_slow_at").alias("_started_at"),
+                          pl.when(pl.col("_slow_at").is_not_null()).then(pl.col("_slow_offset"))
+                          .otherwise(pl.col("_offset")).alias("_offset"))
+            .drop("_slow_at", "_slow_offset"))
+
+
 def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
                  ) -> tuple[pl.DataFrame, pl.DataFrame, np.ndarray]:
     """Seat-level checks; returns seats in (record, seat) order, reasons, (n, 13) codes."""
@@ -275,12 +331,15 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
     cards = np.full((n, 13), NO_CARD, dtype=np.int8)
     exploded_parts = []
     for row in (*Row, "discards"):
+        # Where the row's cards go in the 13 slots (discards go nowhere).
+        start, size = ROW_SLOTS.get(row, (-1, 0)) if isinstance(row, Row) else (-1, 0)
         exploded_parts.append(
             seats.select("_seat_row", "record", "seat", pl.col(row).alias("card"),
                          pl.int_ranges(0, pl.col(row).list.len(), dtype=pl.Int64)
                          .alias("position"))
             .explode("card", "position").drop_nulls("card")
-            .with_columns(pl.lit(str(row)).alias("row"))
+            .with_columns(pl.lit(str(row)).alias("row"), pl.lit(start).alias("_start"),
+                          pl.lit(size).alias("_size"))
         )
     exploded = pl.concat(exploded_parts)
     exploded = exploded.with_columns(card_codes(exploded["card"]).alias("code"))
@@ -299,32 +358,28 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
         {v.value: hi for v, (_, hi) in PLAYER_RANGE.items()}, default=4, return_dtype=pl.Int64)
     players = pl.col("_players").fill_null(0)
     hand_checks = _first_reason(counts, [
-        ("players", pl.when((players < lows) | (players > highs)).then(
-            pl.format("{} players in a {} hand (allowed {}-{})", players,
-                      pl.col("_variant").fill_null("?"), lows, highs))),
-        ("seat", pl.when(pl.col("_null_seat") | pl.col("_null_player"))
-         .then(pl.lit("a seat without a number or player name"))),
-        ("seat", pl.when(pl.col("_seats") < pl.col("_players"))
-         .then(pl.lit("two players in the same seat"))),
-        ("seat", pl.when(pl.col("_names") < pl.col("_players"))
-         .then(pl.lit("the same player in two seats"))),
+        ("players", (players < lows) | (players > highs),
+         pl.format("{} players in a {} hand (allowed {}-{})", players,
+                   pl.col("_variant").fill_null("?"), lows, highs)),
+        ("seat", pl.col("_null_seat") | pl.col("_null_player"),
+         pl.lit("a seat without a number or player name")),
+        ("seat", pl.col("_seats") < pl.col("_players"), pl.lit("two players in the same seat")),
+        ("seat", pl.col("_names") < pl.col("_players"), pl.lit("the same player in two seats")),
     ])
 
     where = pl.format("seat {} {}", pl.col("seat"), pl.col("row"))
     card_checks = _first_reason(exploded, [
-        ("card", pl.when(pl.col("code").is_null())
-         .then(pl.format("bad card '{}' ({})", pl.col("card"), where))),
-        ("card", pl.when(pl.col("code") >= JOKER)
-         .then(pl.format("joker '{}' ({}) in a variant without jokers", pl.col("card"),
-                         where))),
+        ("card", pl.col("code").is_null(), pl.format("bad card '{}' ({})", pl.col("card"), where)),
+        ("card", pl.col("code") >= JOKER,
+         pl.format("joker '{}' ({}) in a variant without jokers", pl.col("card"), where)),
     ])
     sizes = seats.select(
         "record", "seat",
         *(pl.col(row.value).list.len().fill_null(0).alias(row.value) for row in Row))
     size_checks = _first_reason(sizes, [
-        ("row size", pl.when(pl.col(row.value) > row.size).then(pl.format(
+        ("row size", pl.col(row.value) > row.size, pl.format(
             f"wrong row size: seat {{}} {row.value} has {{}} cards (holds {row.size})",
-            pl.col("seat"), pl.col(row.value))))
+            pl.col("seat"), pl.col(row.value)))
         for row in Row
     ])
     valid = exploded.filter(pl.col("code").is_not_null())
@@ -344,13 +399,9 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
     )
     reasons = pl.concat([hand_checks, card_checks, size_checks, duplicate_checks])
 
-    placed = valid.filter((pl.col("row") != "discards")
-                          & (pl.col("position") < pl.col("row").replace_strict(
-                              {row.value: row.size for row in Row}, default=0,
-                              return_dtype=pl.Int64)))
-    offsets = pl.col("row").replace_strict({row.value: start for row, (start, _) in
-                                            ROW_SLOTS.items()}, return_dtype=pl.Int64)
-    slots = placed.select("_seat_row", (offsets + pl.col("position")).alias("slot"), "code")
+    placed = valid.filter(pl.col("position") < pl.col("_size"))
+    slots = placed.select("_seat_row", (pl.col("_start") + pl.col("position")).alias("slot"),
+                          "code")
     cards[slots["_seat_row"].to_numpy(), slots["slot"].to_numpy()] = slots["code"].to_numpy()
     return seats, reasons, cards
 
@@ -358,16 +409,15 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
 def _check_streets(streets: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     streets = streets.with_columns(card_codes(streets["card"]).alias("code"))
     reasons = _first_reason(streets, [
-        ("card", pl.when(pl.col("code").is_null()).then(
-            pl.format("bad card '{}' (seat {} street {})", pl.col("card"), pl.col("seat"),
-                      pl.col("street")))),
-        ("syntax", pl.when(~pl.col("action").is_in(["place", "discard"])).then(
-            pl.format("unknown action '{}' (seat {} street {})", pl.col("action"),
-                      pl.col("seat"), pl.col("street")))),
-        ("syntax", pl.when((pl.col("action") == "place")
-                           & ~pl.col("row").is_in([row.value for row in Row])).then(
-            pl.format("unknown row '{}' (seat {} street {})", pl.col("row"), pl.col("seat"),
-                      pl.col("street")))),
+        ("card", pl.col("code").is_null(),
+         pl.format("bad card '{}' (seat {} street {})", pl.col("card"), pl.col("seat"),
+                   pl.col("street"))),
+        ("syntax", ~pl.col("action").is_in(["place", "discard"]),
+         pl.format("unknown action '{}' (seat {} street {})", pl.col("action"),
+                   pl.col("seat"), pl.col("street"))),
+        ("syntax", (pl.col("action") == "place") & ~pl.col("row").is_in([row.value for row in Row]),
+         pl.format("unknown row '{}' (seat {} street {})", pl.col("row"), pl.col("seat"),
+                   pl.col("street"))),
     ])
     return streets, reasons
 
@@ -376,7 +426,8 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
                       streets: pl.DataFrame, file: str, problems: pl.DataFrame
                       ) -> CanonicalBatch:
     keys = hands.select("record", pl.col("site").cast(pl.String),
-                        pl.col("hand_id").cast(pl.String))
+                        pl.col("hand_id").cast(pl.String), pl.col("_variant").alias("variant"),
+                        pl.col("table").cast(pl.String), pl.col("_started_at").alias("started_at"))
     card_series = pl.Series("cards", cards, dtype=CARDS)
     text = pl.DataFrame({f"c{i}": cards[:, i] for i in range(13)}).select(
         *(card_names_expr(pl.col(f"c{i}")).alias(f"c{i}") for i in range(13)))
@@ -389,10 +440,10 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
         pl.concat([seats, text.select(*(row_text(start, size).alias(f"_{row.value}")
                                         for row, (start, size) in ROW_SLOTS.items())),
                    card_series.to_frame()], how="horizontal")
-        .drop("site", "hand_id", strict=False)
+        .drop("site", "hand_id", "variant", "table", "started_at", strict=False)
         .join(keys, on="record", how="inner")
         .select(
-            "site", "hand_id",
+            "site", "hand_id", "variant", "table", "started_at",
             pl.col("seat").cast(pl.Int8), pl.col("player").cast(pl.String),
             pl.col("in_fantasyland").fill_null(False).cast(pl.Boolean),
             pl.col("fl_cards").cast(pl.Int8), "cards",
@@ -407,18 +458,17 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
             "record",
         )
     )
+    joined = streets.join(keys.select("record", "site", "hand_id"), on="record", how="inner",
+                          maintain_order="left")
     streets_out = (
-        streets.join(keys, on="record", how="inner")
-        .with_columns(pl.int_range(pl.len(), dtype=pl.Int16).over("record")
-                      .alias("action_order"))
+        joined.with_columns(_action_order(joined["record"]))
         .select("site", "hand_id", pl.col("seat").cast(pl.Int8),
                 pl.col("street").cast(pl.Int8), "action_order", pl.col("action"),
                 pl.when(pl.col("action") == "place").then(pl.col("row")).alias("row"),
-                pl.col("code").alias("card"))
+                pl.col("code").alias("card"), "record")
     )
     per_hand = seats_out.group_by("record").agg(pl.len().cast(pl.Int8).alias("players"))
-    with_streets = streets_out.select("site", "hand_id").unique().with_columns(
-        pl.lit(True).alias("has_streets"))
+    with_streets = streets_out["record"].unique()
     hands_out = (
         hands.join(per_hand, on="record", how="left")
         .select(
@@ -431,8 +481,7 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
             pl.lit(file).alias("source_file"), pl.col("line").cast(pl.Int64)
             .alias("source_line"), "record",
         )
-        .join(with_streets, on=["site", "hand_id"], how="left")
-        .with_columns(pl.col("has_streets").fill_null(False))
+        .with_columns(pl.col("record").is_in(with_streets.implode()).alias("has_streets"))
     )
     hands_out = hands_out.with_columns(content_hash(hands_out, seats_out).alias("content_hash"))
     return CanonicalBatch(
@@ -441,6 +490,28 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
         streets=streets_out.select(list(STREETS_SCHEMA)).cast(STREETS_SCHEMA),
         problems=problems.cast(PROBLEMS_SCHEMA),
     )
+
+
+def _action_order(records: pl.Series) -> pl.Expr:
+    """0, 1, 2, ... within each record, in frame order (numpy when records are grouped)."""
+    values = records.to_numpy()
+    if len(values) and np.all(values[1:] >= values[:-1]):
+        starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+        sizes = np.diff(np.append(starts, len(values)))
+        order = np.arange(len(values)) - np.repeat(starts, sizes)
+        return pl.lit(pl.Series("action_order", order, dtype=pl.Int16))
+    return pl.int_range(pl.len(), dtype=pl.Int16).over("record").alias("action_order")
+
+
+_local = threading.local()
+
+
+def _duckdb() -> duckdb.DuckDBPyConnection:
+    """This thread's DuckDB connection (opening one costs more than hashing a batch)."""
+    connection: duckdb.DuckDBPyConnection | None = getattr(_local, "connection", None)
+    if connection is None:
+        connection = _local.connection = duckdb.connect()
+    return connection
 
 
 def content_hash(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.Series:
@@ -467,10 +538,12 @@ def content_hash(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.Series:
                        pl.col("variant"), pl.col("text").fill_null("")],
                       separator="\x1f").alias("identity"),
     )
-    connection = duckdb.connect()
+    connection = _duckdb()
     connection.register("identity", identity)
-    hashed = connection.sql(
-        "SELECT record, md5(identity) AS content_hash FROM identity").pl()
-    connection.close()
+    try:
+        hashed = connection.sql(
+            "SELECT record, md5(identity) AS content_hash FROM identity").pl()
+    finally:
+        connection.unregister("identity")
     return hands.select("record").join(hashed, on="record", how="left",
                                        maintain_order="left")["content_hash"]

@@ -158,6 +158,10 @@ class BoardScores:
     fl_entry: Bools
     fl_stay: Bools
     fl_cards_next: I8  # -1: not in Fantasyland next hand, or count unknown
+    fl_entry_quality: Bools  # would enter Fantasyland if played outside it
+    fl_entry_cards: I8  # cards such an entry deals (-1: no entry)
+    fl_stay_quality: Bools  # would stay if played inside Fantasyland
+    fl_stay_cards: I8  # cards such a stay deals (-1: no stay, or a repeat count unknown)
 
 
 @dataclass(frozen=True, eq=False)
@@ -171,6 +175,9 @@ class PairScores:
     scoop: I8  # 1: left scooped right, -1: right scooped left
     royalty_diff: I16
     points: I32
+    top_result: I8  # each row: 1 won by left, -1 won by right, 0 tied
+    middle_result: I8
+    bottom_result: I8
 
 
 @dataclass(frozen=True, eq=False)
@@ -325,23 +332,28 @@ def score_batch(
     royalties = royalties_top + royalties_middle + royalties_bottom
     moon = standing & (bottom < rules.moon_below)
 
-    # Fantasyland: entry from outside, stay from inside, and the next hand's count.
-    fl_entry = standing & (top >= rules.entry_strengths[0])
-    fl_cards_next = np.full(n, -1, dtype=np.int8)
-    if in_fantasyland is None:
-        fl_stay = np.zeros(n, dtype=bool)
-    else:
-        fl_entry &= ~in_fantasyland
-        fl_stay = standing & in_fantasyland & (
-            (top >= rules.stay_top) | (middle >= rules.stay_middle)
-            | (bottom >= rules.stay_bottom))
-    entering = np.flatnonzero(fl_entry)
-    threshold = np.searchsorted(rules.entry_strengths, top[entering], side="right") - 1
-    fl_cards_next[entering] = rules.entry_cards[threshold]
+    # Fantasyland. What the board would earn from outside (entry) and from inside
+    # (stay), whatever the history says; then what it earns given where it was played.
+    entry_quality = standing & (top >= rules.entry_strengths[0])
+    entry_cards = np.full(n, -1, dtype=np.int8)
+    qualifying = np.flatnonzero(entry_quality)
+    threshold = np.searchsorted(rules.entry_strengths, top[qualifying], side="right") - 1
+    entry_cards[qualifying] = rules.entry_cards[threshold]
+    stay_quality = standing & ((top >= rules.stay_top) | (middle >= rules.stay_middle)
+                               | (bottom >= rules.stay_bottom))
     if rules.stay_cards >= 0:
-        fl_cards_next[fl_stay] = rules.stay_cards
+        stay_cards = np.where(stay_quality, np.int8(rules.stay_cards), np.int8(-1))
     elif fl_cards is not None:
-        fl_cards_next[fl_stay] = fl_cards[fl_stay]
+        stay_cards = np.where(stay_quality, fl_cards, np.int8(-1)).astype(np.int8)
+    else:
+        stay_cards = np.full(n, -1, dtype=np.int8)
+    if in_fantasyland is None:
+        fl_entry, fl_stay = entry_quality, np.zeros(n, dtype=bool)
+        fl_cards_next = entry_cards
+    else:
+        fl_entry = entry_quality & ~in_fantasyland
+        fl_stay = stay_quality & in_fantasyland
+        fl_cards_next = np.where(in_fantasyland, stay_cards, entry_cards)
 
     totals, pairs = _score_pairs(layout, rules, top, middle, bottom, fouled, royalties, moon)
     return BoardScores(
@@ -351,6 +363,8 @@ def score_batch(
         royalties_bottom=royalties_bottom, royalties=royalties, moon=moon,
         opponents=layout.per_board(layout.sizes - 1).astype(np.int8),
         fl_entry=fl_entry, fl_stay=fl_stay, fl_cards_next=fl_cards_next,
+        fl_entry_quality=entry_quality, fl_entry_cards=entry_cards,
+        fl_stay_quality=stay_quality, fl_stay_cards=stay_cards,
         **totals,
     ), pairs
 
@@ -372,21 +386,24 @@ def _score_pairs(layout: HandLayout, rules: RuleTables, top: I32, middle: I32, b
     pair_parts: list[tuple[npt.NDArray[np.generic], ...]] = []
 
     for left, right, valid in layout.seat_pairs():
-        wins = np.zeros(layout.hands, dtype=np.int8)
-        losses = np.zeros(layout.hands, dtype=np.int8)
-        for row in rows:
-            wins += row[left] > row[right]
-            losses += row[left] < row[right]
         # Against a fouled board every row is won; between two fouled boards, none.
         left_fouled, right_fouled = seat_fouled[left], seat_fouled[right]
         any_foul = left_fouled | right_fouled
-        wins = np.where(any_foul, (right_fouled > left_fouled).view(np.int8) * np.int8(3), wins)
-        losses = np.where(any_foul, (left_fouled > right_fouled).view(np.int8) * np.int8(3),
-                          losses)
+        foul_result = right_fouled.view(np.int8) - left_fouled.view(np.int8)
+        wins = np.zeros(layout.hands, dtype=np.int8)
+        losses = np.zeros(layout.hands, dtype=np.int8)
+        row_results = []
+        for row in rows:
+            result_of_row = np.where(any_foul, foul_result,
+                                     (row[left] > row[right]).view(np.int8)
+                                     - (row[left] < row[right]).view(np.int8))
+            if valid is not None:
+                result_of_row *= valid
+            wins += result_of_row == 1
+            losses += result_of_row == -1
+            row_results.append(result_of_row)
         royalty_diff = seat_royalties[left] - seat_royalties[right]
         if valid is not None:
-            wins *= valid
-            losses *= valid
             royalty_diff *= valid
         won_all, lost_all = wins == 3, losses == 3
         scoop = won_all.view(np.int8) - lost_all.view(np.int8)
@@ -418,7 +435,8 @@ def _score_pairs(layout: HandLayout, rules: RuleTables, top: I32, middle: I32, b
         hands = slice(None) if valid is None else np.flatnonzero(valid)
         base = layout.starts[hands]
         pair_parts.append((base + left, base + right, wins[hands], losses[hands],
-                           scoop[hands], royalty_diff[hands], result[hands]))
+                           scoop[hands], royalty_diff[hands], result[hands],
+                           *(row_result[hands] for row_result in row_results)))
 
     totals = {
         "points": layout.to_boards(points),
@@ -427,7 +445,8 @@ def _score_pairs(layout: HandLayout, rules: RuleTables, top: I32, middle: I32, b
         "scoops": layout.to_boards(scoops),
         "scooped": layout.to_boards(scooped),
     }
-    dtypes = (np.int64, np.int64, np.int8, np.int8, np.int8, np.int16, np.int32)
+    dtypes = (np.int64, np.int64, np.int8, np.int8, np.int8, np.int16, np.int32,
+              np.int8, np.int8, np.int8)
     if not pair_parts:
         pair_parts.append(tuple(np.empty(0, dtype=dtype) for dtype in dtypes))
     columns = [np.concatenate(parts).astype(dtype, copy=False)

@@ -112,6 +112,10 @@ class BoardResult:
     fl_entry: bool = False
     fl_stay: bool = False
     fl_cards_next: int | None = None
+    fl_qualifies_entry: bool = False
+    fl_entry_cards: int | None = None
+    fl_qualifies_stay: bool = False
+    fl_stay_cards: int | None = None
     moon: bool = False
     ranks: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
@@ -146,25 +150,27 @@ def score_board(board: Board, ruleset: Ruleset, duplicated: set[str]) -> BoardRe
         return result
 
     fantasyland = ruleset.fantasyland
-    if not board.in_fantasyland:
-        for spec, cards in fantasyland.entry:  # sorted weakest first
-            if ranks["top"] >= top_spec_rank(spec):
-                result.fl_entry = True
-                result.fl_cards_next = cards
+    # What the board would earn from outside Fantasyland (entry) and from inside (stay).
+    for spec, cards in fantasyland.entry:  # sorted weakest first
+        if ranks["top"] >= top_spec_rank(spec):
+            result.fl_qualifies_entry = True
+            result.fl_entry_cards = cards
+    if fantasyland.stay_top and ranks["top"] >= top_spec_rank(fantasyland.stay_top):
+        result.fl_qualifies_stay = True
+    for row, label in (("middle", fantasyland.stay_middle),
+                       ("bottom", fantasyland.stay_bottom)):
+        if label and ranks[row][0] >= CATEGORIES.index(label):
+            result.fl_qualifies_stay = True
+    if result.fl_qualifies_stay:
+        result.fl_stay_cards = (board.fl_cards if fantasyland.stay_cards is StayCards.REPEAT
+                                else int(fantasyland.stay_cards))
+    # What it earns given where it was played.
+    if board.in_fantasyland:
+        result.fl_stay = result.fl_qualifies_stay
+        result.fl_cards_next = result.fl_stay_cards
     else:
-        stays = False
-        if fantasyland.stay_top and ranks["top"] >= top_spec_rank(fantasyland.stay_top):
-            stays = True
-        for row, label in (("middle", fantasyland.stay_middle),
-                           ("bottom", fantasyland.stay_bottom)):
-            if label and ranks[row][0] >= CATEGORIES.index(label):
-                stays = True
-        if stays:
-            result.fl_stay = True
-            if fantasyland.stay_cards is StayCards.REPEAT:
-                result.fl_cards_next = board.fl_cards
-            else:
-                result.fl_cards_next = int(fantasyland.stay_cards)
+        result.fl_entry = result.fl_qualifies_entry
+        result.fl_cards_next = result.fl_entry_cards
     if ruleset.shoot_the_moon:
         bottom = ranks["bottom"]
         result.moon = bottom[0] == 0 and bottom[1] <= RANK_ORDER.index(ruleset.moon_high_card)
@@ -181,19 +187,21 @@ class PairResult:
     scooped: bool
     royalty_diff: int
     points: int
+    row_results: list[int]  # top, middle, bottom: 1 won, -1 lost, 0 tied
 
 
 def score_pair(a: BoardResult, b: BoardResult, a_name: str, b_name: str, ruleset: Ruleset
                ) -> PairResult:
     if a.fouled and b.fouled:
-        won = lost = 0
+        results = [0, 0, 0]
     elif a.fouled:
-        won, lost = 0, 3
+        results = [-1, -1, -1]
     elif b.fouled:
-        won, lost = 3, 0
+        results = [1, 1, 1]
     else:
-        won = sum(a.ranks[row] > b.ranks[row] for row in ("top", "middle", "bottom"))
-        lost = sum(a.ranks[row] < b.ranks[row] for row in ("top", "middle", "bottom"))
+        results = [(a.ranks[row] > b.ranks[row]) - (a.ranks[row] < b.ranks[row])
+                   for row in ("top", "middle", "bottom")]
+    won, lost = results.count(1), results.count(-1)
     scoop, scooped = won == 3, lost == 3
     method = ruleset.scoring.value
     points = won - lost
@@ -212,7 +220,7 @@ def score_pair(a: BoardResult, b: BoardResult, a_name: str, b_name: str, ruleset
     points += royalty_diff
     if a.moon or b.moon:
         points = ruleset.moon_points * (int(a.moon) - int(b.moon))
-    return PairResult(a_name, b_name, won, lost, scoop, scooped, royalty_diff, points)
+    return PairResult(a_name, b_name, won, lost, scoop, scooped, royalty_diff, points, results)
 
 
 def score_hand(boards: list[Board], ruleset: Ruleset

@@ -45,7 +45,8 @@ def test_errors_are_one_line_on_stderr_without_traceback(tmp_path: Path) -> None
 
 def test_real_process_runs_as_module() -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "ofc_stats", "bench", "scoring", "--deals", "5000", "--players", "4"],
+        [sys.executable, "-m", "ofc_stats", "bench", "scoring", "--deals", "5000",
+         "--players", "4"],
         capture_output=True, text=True, check=False, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert "4-player deals" in completed.stdout

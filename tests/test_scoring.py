@@ -305,6 +305,10 @@ def assert_matches_reference(hand_list: list[list[Board]], ruleset: Ruleset,
             assert got["fl_entry"] == expected.fl_entry, context
             assert got["fl_stay"] == expected.fl_stay, context
             assert got["fl_cards_next"] == expected.fl_cards_next, context
+            assert got["fl_qualifies_entry"] == expected.fl_qualifies_entry, context
+            assert got["fl_entry_cards"] == expected.fl_entry_cards, context
+            assert got["fl_qualifies_stay"] == expected.fl_qualifies_stay, context
+            assert got["fl_stay_cards"] == expected.fl_stay_cards, context
             assert got["moon"] == expected.moon, context
         if len(hand) <= 4:
             for pair in pairs:
@@ -315,6 +319,8 @@ def assert_matches_reference(hand_list: list[list[Board]], ruleset: Ruleset,
                 assert (got["rows_won"], got["rows_lost"]) == (pair.rows_won, pair.rows_lost)
                 assert (got["scoop"], got["scooped"]) == (pair.scoop, pair.scooped)
                 assert got["royalty_diff"] == pair.royalty_diff
+                assert [got["top_result"], got["middle_result"], got["bottom_result"]] == (
+                    pair.row_results)
 
 
 @given(hand_list=st.lists(hands(), min_size=1, max_size=12),

@@ -1,0 +1,359 @@
+"""Spreadsheet CSV for home games (``.csv``): one row per player per hand.
+
+Columns are named in a header row, in any order, in any case; extra columns are
+ignored. A hand is a run of consecutive rows with the same ``hand_id`` (and
+``site``). Required: ``hand_id``, ``started_at``, ``player``, ``top``, ``middle``,
+``bottom`` (cards separated by spaces). Optional, with defaults for what a home
+game's sheet leaves out: ``site`` (``home``), ``variant`` (``pineapple``),
+``table`` (``main``), ``seat`` (the row's place in its hand: 1, 2, ...),
+``fantasyland`` (false), ``points``, and every other canonical field
+(docs/formats.md has the table).
+
+Spreadsheet habits are tolerated: a UTF-8 BOM or UTF-16 ("Unicode text" export),
+CRLF, ``;`` or tab separators, quoted fields (with separators or line breaks
+inside), ``TRUE``/``yes``/``1``/``x`` booleans, ``+4`` and ``4.0`` integers, blank
+rows. Records are found with numpy over the bytes (a line break inside quotes
+does not end a row) and parsed by ``polars.read_csv``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+import numpy as np
+import polars as pl
+
+from ofc_stats.canonical import CanonicalBatch
+from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
+from ofc_stats.formats.reading import (
+    TRUNCATED,
+    RawHands,
+    Units,
+    card_lists,
+    empty_problems,
+    encoding_reasons,
+    first_error,
+    parse_bool,
+    parse_int,
+    problem_rows,
+    read_batches,
+    with_errors,
+)
+from ofc_stats.formats.streaming import (
+    CHUNK_BYTES,
+    ByteSource,
+    TextChunk,
+    decode_head,
+    strings_between,
+)
+from ofc_stats.formats.writing import check_writable, decimal_text, local_time_text
+from ofc_stats.rules import Row, Variant
+
+QUOTE = ord('"')
+REQUIRED = ("hand_id", "started_at", "player", "top", "middle", "bottom")
+HAND_COLUMNS = ("site", "hand_id", "started_at", "table", "variant", "ruleset", "button_seat",
+                "point_value", "currency")
+SEAT_COLUMNS = ("seat", "player", "top", "middle", "bottom", "fantasyland", "fl_cards",
+                "discards", "points", "royalties", "starting_stack", "collected")
+COLUMNS = (*HAND_COLUMNS, *SEAT_COLUMNS)
+# Other names a sheet may give a column (after lower-casing, spaces and dashes as _).
+ALIASES = {
+    "hand": "hand_id", "id": "hand_id", "time": "started_at", "start": "started_at",
+    "date": "started_at", "name": "player", "in_fantasyland": "fantasyland", "fl": "fantasyland",
+    "reported_points": "points", "reported_royalties": "royalties", "button": "button_seat",
+    "front": "top", "back": "bottom", "mid": "middle", "game": "variant",
+}
+DEFAULT_SITE = "home"
+DEFAULT_VARIANT = Variant.PINEAPPLE
+DEFAULT_TABLE = "main"
+
+
+def column_name(header: str) -> str:
+    """The canonical name of a header cell (``"Hand ID"`` is ``hand_id``).
+
+    >>> column_name(" Hand ID"), column_name("FL"), column_name("Notes")
+    ('hand_id', 'fantasyland', 'notes')
+    """
+    name = "_".join(header.strip().strip('"').lower().replace("-", " ").split())
+    return ALIASES.get(name, name)
+
+
+def separator_of(header_line: str) -> str:
+    """The separator a header line uses: the most frequent of ``,`` ``;`` and tab."""
+    counts = {sep: header_line.count(sep) for sep in (",", ";", "\t")}
+    return max(counts, key=lambda sep: (counts[sep], sep == ","))
+
+
+class CsvParser:
+    """Splits CSV records into hands and parses them (one parser per read)."""
+
+    def __init__(self, file: str, file_head: bytes, site: str, variant: str,
+                 table: str) -> None:
+        self.file = file
+        self.defaults = {"site": site, "variant": variant, "table": table}
+        header_line = file_head.decode().split("\n", 1)[0].rstrip("\r")
+        self.header_line = header_line
+        self.separator = separator_of(header_line)
+        cells = pl.read_csv(header_line.encode() + b"\n", has_header=False,
+                            separator=self.separator, infer_schema=False,
+                            truncate_ragged_lines=True).row(0) if header_line.strip() else ()
+        self.names = [column_name(cell or "") for cell in cells]
+        self.missing = [name for name in REQUIRED if name not in self.names]
+        self.reported_missing = False
+
+    def split(self, chunk: TextChunk, limit: int) -> Units:
+        """Hands of whole records; the last hand waits for more rows unless at the end."""
+        if self.missing:
+            return self._unreadable(chunk)
+        data = chunk.data
+        quotes = np.cumsum(chunk.array == QUOTE)
+        newlines = chunk.newlines
+        # A line break ends a record unless it is inside quotes.
+        closed = (newlines[quotes[newlines] % 2 == 0] + 1).astype(np.int64)
+        body = 0
+        if chunk.first_line == 1:  # the file's first record is the header
+            body = int(closed[0]) if len(closed) else len(data)
+        ends = closed[closed > body]
+        last_end = int(ends[-1]) if len(ends) else body
+        open_tail = chunk.at_eof and bool(data[last_end:].strip())
+        if open_tail:  # a last record without its line break
+            ends = np.append(ends, len(data)).astype(np.int64)
+        starts = np.concatenate(([body], ends[:-1])).astype(np.int64)
+        rows = self._rows(chunk, starts, ends)
+        rows = rows.filter(~pl.all_horizontal(pl.col(COLUMNS).is_null()))
+        key = pl.concat_str([pl.col("site").fill_null(""), pl.col("hand_id").fill_null("")],
+                            separator="\x1f")
+        rows = rows.with_columns(((key != key.shift(1)).fill_null(True).cum_sum() - 1)
+                                 .cast(pl.Int64).alias("unit"))
+        hands = rows["unit"].n_unique() if rows.height else 0
+        # The last hand may go on in the next chunk, unless the stream ends here.
+        take = min(hands if chunk.at_eof else max(0, hands - 1), limit)
+        if take < hands:
+            consumed = int(rows.filter(pl.col("unit") == take)["_start"][0])
+        else:
+            consumed = len(data) if chunk.at_eof else body
+        end_offset = int(chunk.offsets(np.array([consumed]))[0])
+        taken = rows.filter(pl.col("unit") < take)
+        spans = taken.group_by("unit", maintain_order=True).agg(
+            pl.col("line").first(), pl.col("_start").first(), pl.col("_end").last())
+        spans = spans.with_columns(strings_between(
+            data, spans["_start"].to_numpy(), spans["_end"].to_numpy()).alias("text"))
+        problems = [empty_problems()]
+        gone: list[int] = []
+        if open_tail and take == hands and take:
+            # The writer may not have finished the last row: read it again later.
+            last = spans.tail(1)
+            problems.append(problem_rows(self.file, last["line"], "truncated", TRUNCATED,
+                                         last["text"]))
+            end_offset = int(chunk.offsets(last["_start"].to_numpy())[0])
+            gone.append(take - 1)
+        undecodable = encoding_reasons(chunk, spans["_start"].to_numpy(),
+                                       spans["_end"].to_numpy())
+        if undecodable:
+            bad = spans.filter(pl.col("unit").is_in(list(undecodable)))
+            problems.append(problem_rows(
+                self.file, bad["line"], "encoding",
+                bad["unit"].replace_strict(undecodable, return_dtype=pl.String), bad["text"]))
+            gone.extend(undecodable)
+        # The hand's text goes on its first row only.
+        rows = taken.join(spans.select("unit", "text", pl.col("line").alias("_first")),
+                          on="unit", how="left", maintain_order="left").with_columns(
+            pl.when(pl.col("line") == pl.col("_first")).then(pl.col("text")).alias("text"))
+        if gone:
+            rows = rows.filter(~pl.col("unit").is_in(gone)).with_columns(
+                pl.col("unit").rank("dense").cast(pl.Int64) - 1)
+        return Units(rows.drop("_start", "_end", "_first"), pl.concat(problems), consumed,
+                     end_offset, units=take - len(set(gone)))
+
+    def _rows(self, chunk: TextChunk, starts: np.ndarray, ends: np.ndarray) -> pl.DataFrame:
+        """The records between ``starts`` and ``ends`` as rows of (stripped) text cells."""
+        extra = {"_fields": pl.Int64, "_start": pl.Int64, "_end": pl.Int64, "line": pl.Int64}
+        if not len(starts):
+            return pl.DataFrame(schema={**{name: pl.String for name in COLUMNS}, **extra})
+        width = len(self.names)
+        cells = pl.read_csv(chunk.data[int(starts[0]):int(ends[-1])], has_header=False,
+                            new_columns=[f"_c{i}" for i in range(width)],
+                            separator=self.separator, infer_schema=False,
+                            truncate_ragged_lines=True, raise_if_empty=False)
+        if cells.height != len(starts):  # polars keeps blank lines as empty rows
+            raise AssertionError(f"{cells.height} CSV rows from {len(starts)} records")
+        # The first column of each name counts; unknown columns are ignored.
+        position = {name: i for i, name in reversed(list(enumerate(self.names)))}
+        return cells.select(
+            *(pl.col(f"_c{position[name]}").str.strip_chars().alias(name) if name in position
+              else pl.lit(None, pl.String).alias(name) for name in COLUMNS),
+            pl.Series("_fields", self._field_counts(chunk, starts, ends)),
+            pl.Series("_start", starts), pl.Series("_end", ends),
+            pl.Series("line", chunk.line_numbers(starts)),
+        )
+
+    def _field_counts(self, chunk: TextChunk, starts: np.ndarray, ends: np.ndarray
+                      ) -> np.ndarray:
+        """Fields in each record: separators outside quotes, plus one."""
+        array = chunk.array
+        quotes = np.cumsum(array == QUOTE)
+        separators = np.flatnonzero(array == ord(self.separator))
+        outside = separators[quotes[separators] % 2 == 0]
+        inside = outside[(outside >= starts[0]) & (outside < ends[-1])]
+        record = np.searchsorted(starts, inside, side="right") - 1
+        return np.bincount(record, minlength=len(starts)) + 1
+
+    def _unreadable(self, chunk: TextChunk) -> Units:
+        problems = [empty_problems()]
+        if not self.reported_missing:
+            self.reported_missing = True
+            found = ", ".join(self.names) or "nothing"
+            problems.append(problem_rows(
+                self.file, [1], "missing field",
+                f"the header lacks {', '.join(self.missing)} (required: "
+                f"{', '.join(REQUIRED)}; found {found})", [self.header_line]))
+        end = int(chunk.offsets(np.array([len(chunk.data)]))[0])
+        return Units(pl.DataFrame({"line": [], "text": []},
+                                  schema={"line": pl.Int64, "text": pl.String}),
+                     pl.concat(problems), len(chunk.data), end)
+
+    def parse(self, units: pl.DataFrame) -> RawHands:
+        """Hands from the runs of rows, seats from the rows."""
+        defaults = [pl.col(name).fill_null(value).alias(name)
+                    for name, value in self.defaults.items()]
+        rows = units.with_columns(defaults)
+        hand_level = [name for name in HAND_COLUMNS if name != "hand_id"]
+        button, button_error = parse_int("button_seat")
+        hands = rows.group_by("record", maintain_order=True).agg(
+            pl.col("line").first(), pl.col("text").drop_nulls().first().alias("raw"),
+            pl.col("hand_id").first(), *(pl.col(name).first() for name in hand_level),
+            *(pl.col(name).n_unique().alias(f"_{name}") for name in hand_level),
+            pl.len().alias("_rows"),
+        )
+        disagree = [pl.when(pl.col(f"_{name}") > 1).then(pl.lit(
+            f"the rows of this hand disagree on {name}")) for name in hand_level]
+        repeated = pl.struct("site", "hand_id").is_duplicated() & (
+            pl.struct("site", "hand_id").cum_count().over(["site", "hand_id"]) > 1)
+        hands = hands.select(
+            "record", "line", "raw", "site", "hand_id", "table", "started_at", "variant",
+            "ruleset", "point_value", "currency", button.alias("button_seat"),
+            first_error([
+                *disagree, button_error,
+                pl.when(repeated).then(pl.lit(
+                    "this hand's rows continue after other hands' rows (a hand's rows must "
+                    "be together)")),
+            ]).alias("error"),
+        )
+        seats, errors = self._seats(rows)
+        return RawHands(with_errors(hands, errors), seats, None, empty_problems())
+
+    def _seats(self, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+        seat, seat_error = parse_int("seat")
+        fl_cards, fl_error = parse_int("fl_cards")
+        points, points_error = parse_int("points")
+        royalties, royalties_error = parse_int("royalties")
+        in_fl, in_fl_error = parse_bool("fantasyland")
+        width = len(self.names)
+        seats = rows.select(
+            "record",
+            pl.coalesce(seat, pl.int_range(1, pl.len() + 1).over("record")).alias("seat"),
+            "player", *(card_lists(row.value).alias(row.value) for row in Row),
+            in_fl.alias("in_fantasyland"), fl_cards.alias("fl_cards"),
+            card_lists("discards").alias("discards"), points.alias("reported_points"),
+            royalties.alias("reported_royalties"), "starting_stack", "collected",
+            pl.format("line {}: ", "line").alias("_where"),
+            first_error([
+                pl.when(pl.col("_fields") > width).then(pl.format(
+                    "{} fields but the header has {}", "_fields", pl.lit(width))),
+                seat_error, in_fl_error, fl_error, points_error, royalties_error,
+            ]).alias("_error"),
+        )
+        errors = seats.select("record", pl.concat_str(["_where", "_error"]).alias("error"))
+        return seats.drop("_where", "_error"), errors
+
+
+class CsvReader:
+    """Reads home-game CSV sheets (see the module doc).
+
+    Args:
+        chunk_bytes: bytes read at a time.
+        site, variant, table: what hands get when the sheet has no such column.
+    """
+
+    format = Format.CSV
+
+    def __init__(self, chunk_bytes: int = CHUNK_BYTES, *, site: str = DEFAULT_SITE,
+                 variant: str = DEFAULT_VARIANT, table: str = DEFAULT_TABLE) -> None:
+        self.chunk_bytes = chunk_bytes
+        self.site, self.variant, self.table = site, str(variant), table
+
+    def sniff(self, head: bytes) -> int:
+        """Confidence that ``head`` starts a CSV sheet of hands."""
+        lines = decode_head(head).lstrip().splitlines()
+        if not lines:
+            return 0
+        names = {column_name(cell) for cell in lines[0].replace(";", ",").replace(
+            "\t", ",").split(",")}
+        found = len(names & set(REQUIRED))
+        if found == len(REQUIRED):
+            return 90
+        return 40 if found >= 3 else 0
+
+    def read(self, stream: BinaryIO, file: str, *, batch_hands: int = BATCH_HANDS,
+             start_offset: int = 0) -> Iterator[ReadBatch]:
+        """Stream the hands of ``stream`` from ``start_offset`` on (see FormatReader)."""
+        source = ByteSource(stream, start_offset, self.chunk_bytes)
+        parser = CsvParser(file, source.file_head, self.site, self.variant, self.table)
+        yield from read_batches(source, parser, file, batch_hands)
+
+
+def _sheet(batch: CanonicalBatch) -> pl.DataFrame:
+    hands = batch.hands.select(
+        "site", "hand_id", local_time_text().alias("started_at"), "table", "variant",
+        "ruleset", "button_seat", decimal_text("point_value").alias("point_value"),
+        "currency")
+    seats = batch.seats.sort("site", "hand_id", "seat", maintain_order=True).select(
+        "site", "hand_id", "seat", "player", "top", "middle", "bottom",
+        pl.col("in_fantasyland").alias("fantasyland"), "fl_cards", "discards",
+        pl.col("reported_points").alias("points"),
+        pl.col("reported_royalties").alias("royalties"),
+        decimal_text("starting_stack").alias("starting_stack"),
+        decimal_text("collected").alias("collected"))
+    return hands.join(seats, on=["site", "hand_id"], how="inner",
+                      maintain_order="left").select(COLUMNS)
+
+
+def check_csv(batch: CanonicalBatch) -> None:
+    """Refuse values that would not read back: cells are trimmed when read.
+
+    Raises:
+        FormatWriteError: naming the value and the hand.
+    """
+    def padded(name: str) -> tuple[pl.Expr, str]:
+        return (pl.col(name).str.strip_chars() != pl.col(name),
+                "cells are read without outer spaces")
+
+    check_writable(batch.hands, {name: padded(name) for name in ("site", "hand_id", "table")},
+                   "csv")
+    check_writable(batch.seats, {"player": padded("player")}, "csv")
+
+
+class CsvWriter:
+    """Writes the CSV sheet: a header, then one row per player per hand."""
+
+    format = Format.CSV
+
+    def write(self, batches: Iterable[CanonicalBatch], stream: BinaryIO) -> int:
+        """Write every hand of ``batches`` to ``stream``; return how many were written.
+
+        Raises:
+            FormatWriteError: a name or id with outer spaces (see check_csv).
+        """
+        written = 0
+        for batch in batches:
+            if batch.hands.is_empty():
+                continue
+            check_csv(batch)
+            _sheet(batch).write_csv(stream, include_header=not written)
+            written += batch.hands.height
+        return written
+
+
+READER = CsvReader()
+WRITER = CsvWriter()

@@ -1,0 +1,349 @@
+"""Native OFC JSON Lines (``.jsonl``), version 1: one hand per line.
+
+Each line is one JSON object tagged ``"format": "ofc-hh", "version": 1``; the
+JSON Schema is ``ofc_stats/schemas/ofc-hand-v1.schema.json`` and docs/formats.md
+has a full example. It carries every field of the canonical records, streets
+included, so it is the format to export to and to archive in.
+
+Reading is vectorised: the lines of a chunk go to DuckDB's JSON reader in one
+query (every scalar as text, card lists as their JSON text), then polars flattens
+them into the raw frames :func:`ofc_stats.canonical.normalise` checks.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from typing import BinaryIO
+
+import duckdb
+import numpy as np
+import polars as pl
+
+from ofc_stats.canonical import CanonicalBatch
+from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
+from ofc_stats.formats.reading import (
+    TRUNCATED,
+    RawHands,
+    Units,
+    empty_problems,
+    encoding_reasons,
+    first_error,
+    parse_bool,
+    parse_int,
+    problem_rows,
+    read_batches,
+    set_aside,
+    street_actions,
+    with_card_lists,
+    with_errors,
+)
+from ofc_stats.formats.streaming import CHUNK_BYTES, ByteSource, TextChunk, decode_head
+from ofc_stats.formats.writing import card_list, decimal_text, local_time_text, street_entries
+from ofc_stats.rules import Row
+
+FORMAT_TAG = "ofc-hh"
+VERSION = 1
+
+_TEXT = "VARCHAR"
+# Every leaf as text: numbers are checked by casting (JSON 1.5 is not seat 1) and a
+# card list arrives as its JSON text, or as a string when written "Ah Kd Qd".
+_STRUCTURE = json.dumps({
+    "format": _TEXT, "version": _TEXT, "site": _TEXT, "hand_id": _TEXT, "table": _TEXT,
+    "started_at": _TEXT, "variant": _TEXT, "ruleset": _TEXT, "button_seat": _TEXT,
+    "point_value": _TEXT, "currency": _TEXT,
+    "players": [{
+        "seat": _TEXT, "name": _TEXT, "top": _TEXT, "middle": _TEXT, "bottom": _TEXT,
+        "in_fantasyland": _TEXT, "fl_cards": _TEXT, "discards": _TEXT,
+        "reported_points": _TEXT, "reported_royalties": _TEXT, "starting_stack": _TEXT,
+        "collected": _TEXT,
+    }],
+    "streets": [{
+        "street": _TEXT, "seat": _TEXT, "dealt": _TEXT,
+        "placed": {"top": _TEXT, "middle": _TEXT, "bottom": _TEXT}, "discarded": _TEXT,
+    }],
+})
+_QUERY = f"""
+SELECT json_valid(text) AS valid,
+       CASE WHEN json_valid(text) AND starts_with(text, '{{')
+            THEN json_transform(text, '{_STRUCTURE}') END AS hand
+FROM lines
+"""
+_HAND_FIELDS = ("site", "hand_id", "table", "started_at", "variant", "ruleset",
+                "point_value", "currency")
+
+
+def split_lines(chunk: TextChunk, limit: int, file: str) -> Units:
+    """Units of one non-blank line each, at most ``limit`` (for JSON Lines formats).
+
+    A last line without a newline at the end of the stream that is not valid JSON is
+    a half-written hand: a ``truncated`` problem, left out of ``end_offset``. Lines
+    with undecodable bytes are ``encoding`` problems.
+    """
+    lines = chunk.lines().with_columns(pl.col("text").str.strip_chars()).filter(
+        pl.col("text") != "")
+    consumed = len(chunk.data)
+    if lines.height > limit:
+        lines = lines.head(limit)
+        consumed = int(lines["end"][-1])
+    end_offset = int(chunk.offsets(np.array([consumed]))[0])
+    problems = [empty_problems()]
+    if (chunk.at_eof and not chunk.data.endswith(b"\n") and lines.height
+            and int(lines["end"][-1]) == len(chunk.data) and not _is_json(lines["text"][-1])):
+        last = lines.tail(1)
+        end_offset = int(chunk.offsets(last["pos"].to_numpy())[0])
+        problems.append(problem_rows(file, last["line"], "truncated", TRUNCATED, last["text"]))
+        lines = lines.head(-1)
+    undecodable = encoding_reasons(chunk, lines["pos"].to_numpy(), lines["end"].to_numpy())
+    if undecodable:
+        bad = lines.with_row_index("_unit").filter(pl.col("_unit").is_in(list(undecodable)))
+        problems.append(problem_rows(
+            file, bad["line"], "encoding",
+            bad["_unit"].replace_strict(undecodable, return_dtype=pl.String), bad["text"]))
+        lines = lines.with_row_index("_unit").filter(
+            ~pl.col("_unit").is_in(list(undecodable))).drop("_unit")
+    return Units(lines.select("line", "text"), pl.concat(problems), consumed, end_offset)
+
+
+def _is_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return False
+    return True
+
+
+def decode_json(connection: duckdb.DuckDBPyConnection, lines: pl.DataFrame,
+                query: str) -> pl.DataFrame:
+    """Run ``query`` (over a table ``lines`` with a ``text`` column) in DuckDB."""
+    connection.register("lines", lines.select("text"))
+    try:
+        result: pl.DataFrame = connection.sql(query).pl()
+        return result
+    finally:
+        connection.unregister("lines")
+
+
+def json_error(text: str) -> str:
+    """Why ``text`` is not valid JSON, in Python's words (rare path: bad lines only)."""
+    try:
+        json.loads(text)
+    except ValueError as error:
+        message = str(error).split(": line 1 column")[0]
+        where = getattr(error, "colno", None)
+        return f"invalid JSON: {message}" + (f" at column {where}" if where else "")
+    return "invalid JSON"
+
+
+def syntax_errors(units: pl.DataFrame, decoded: pl.DataFrame, what: str) -> pl.Series:
+    """One error (or null) per unit: invalid JSON, or JSON that is not an object."""
+    invalid = units.filter(~decoded["valid"])
+    # Python's parser says where each invalid unit breaks: runs for bad units only.
+    reasons = {record: json_error(text) for record, text in invalid.select(
+        "record", "text").iter_rows()}
+    return (pl.DataFrame({"record": units["record"], "valid": decoded["valid"],
+                          "object": decoded["hand"].is_not_null()})
+            .select(pl.when(~pl.col("valid")).then(
+                pl.col("record").replace_strict(reasons, default=None, return_dtype=pl.String))
+                .when(~pl.col("object"))
+                .then(pl.lit(f"{what} must hold one JSON object (a hand)")))
+            .to_series())
+
+
+class JsonLinesParser:
+    """Splits and parses an ofc-hh JSON Lines file (one parser per read)."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+        self.connection = duckdb.connect()
+
+    def split(self, chunk: TextChunk, limit: int) -> Units:
+        """One unit per non-blank line."""
+        return split_lines(chunk, limit, self.file)
+
+    def parse(self, units: pl.DataFrame) -> RawHands:
+        """Decode the lines in one DuckDB query and flatten them into raw frames."""
+        decoded = decode_json(self.connection, units, _QUERY)
+        frame = pl.concat([units, decoded.select("hand").unnest("hand")], how="horizontal")
+        frame = frame.with_columns(syntax_errors(units, decoded, "a line").alias("error"))
+        hands, seats, streets = _raw_frames(frame)
+        raw = RawHands(hands, seats, streets, empty_problems())
+        version = frame.filter(pl.col("error").is_null()).select(
+            "record", "line", "text", "site", "hand_id", _version_error().alias("reason")
+        ).filter(pl.col("reason").is_not_null())
+        return set_aside(raw, version["record"], problem_rows(
+            self.file, version["line"], "version", version["reason"], version["text"],
+            version["site"], version["hand_id"]))
+
+
+def _version_error() -> pl.Expr:
+    version = pl.col("version").str.strip_chars().cast(pl.Float64, strict=False)
+    expected = f'"format": "{FORMAT_TAG}", "version": {VERSION}'
+    return (
+        pl.when(pl.col("format").is_null() & pl.col("version").is_null())
+        .then(pl.lit(f"no format and version keys (this reader reads {expected})"))
+        .when((pl.col("format") != FORMAT_TAG) | pl.col("format").is_null()
+              | (version != VERSION) | version.is_null())
+        .then(pl.format(f"format '{{}}' version '{{}}' is not supported (this reader "
+                        f"reads {expected})", pl.col("format").fill_null(""),
+                        pl.col("version").fill_null("")))
+    )
+
+
+def _raw_frames(frame: pl.DataFrame
+                ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
+    """Raw hands, seats and streets out of decoded lines."""
+    button, button_error = parse_int("button_seat")
+    seats, seat_errors = _raw_seats(frame)
+    streets, street_errors = _raw_streets(frame, seats)
+    hands = frame.select(
+        "record", "line", pl.col("text").alias("raw"),
+        *(pl.col(name) for name in _HAND_FIELDS), button.alias("button_seat"),
+        first_error([
+            pl.col("error"),
+            pl.when(pl.col("error").is_null() & pl.col("players").is_null()).then(pl.lit(
+                "players must be a list of seats")),
+            pl.when(pl.col("streets").is_null() & pl.col("text").str.contains(
+                '"streets"', literal=True) & pl.col("error").is_null()).then(
+                pl.lit("streets must be a list of street entries")),
+            button_error,
+        ]).alias("error"),
+    )
+    hands = with_errors(hands, seat_errors, street_errors)
+    return hands, seats, streets
+
+
+def _raw_seats(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    players = (frame.select("record", "players").filter(pl.col("players").is_not_null())
+               .explode("players").filter(pl.col("players").is_not_null())
+               .unnest("players"))
+    players = with_card_lists(players, [*(row.value for row in Row), "discards"])
+    seat, seat_error = parse_int("seat")
+    fl_cards, fl_cards_error = parse_int("fl_cards")
+    points, points_error = parse_int("reported_points")
+    royalties, royalties_error = parse_int("reported_royalties")
+    in_fl, in_fl_error = parse_bool("in_fantasyland")
+    where = pl.format("seat {}: ", pl.col("seat").fill_null("?"))
+    missing = [pl.when(pl.col(row.value).is_null()).then(pl.lit(f"missing {row.value}"))
+               for row in Row]
+    seats = players.select(
+        "record", seat.alias("seat"), pl.col("name").alias("player"),
+        *(pl.col(row.value) for row in Row),
+        in_fl.alias("in_fantasyland"), fl_cards.alias("fl_cards"),
+        "discards", points.alias("reported_points"),
+        royalties.alias("reported_royalties"), "starting_stack", "collected",
+        pl.concat_str([where, first_error([
+            seat_error, *missing, in_fl_error, fl_cards_error, points_error,
+            royalties_error])]).alias("error"),
+    )
+    return seats.drop("error"), seats.select("record", "error")
+
+
+def _raw_streets(frame: pl.DataFrame, seats: pl.DataFrame
+                 ) -> tuple[pl.DataFrame | None, pl.DataFrame]:
+    entries = (frame.select("record", "streets").filter(pl.col("streets").is_not_null())
+               .explode("streets").filter(pl.col("streets").is_not_null())
+               .unnest("streets"))
+    if entries.is_empty():
+        return None, pl.DataFrame(schema={"record": pl.Int64, "error": pl.String})
+    return street_actions(entries.select(
+        "record", "street", "seat", "dealt",
+        *(pl.col("placed").struct.field(row.value).alias(row.value) for row in Row),
+        pl.col("discarded")), seats)
+
+
+class JsonLinesReader:
+    """Reads ofc-hh JSON Lines (see the module doc)."""
+
+    format = Format.JSONL
+
+    def __init__(self, chunk_bytes: int = CHUNK_BYTES) -> None:
+        self.chunk_bytes = chunk_bytes
+
+    def sniff(self, head: bytes) -> int:
+        """Confidence that ``head`` starts an ofc-hh JSON Lines file."""
+        text = decode_head(head).lstrip()
+        if not text.startswith("{"):
+            return 0
+        first = text.split("\n", 1)[0]
+        if f'"{FORMAT_TAG}"' in first and '"format"' in first:
+            return 95
+        if '"players"' in first and '"hand_id"' in first and '"seat_idx"' not in first:
+            return 60
+        return 10
+
+    def read(self, stream: BinaryIO, file: str, *, batch_hands: int = BATCH_HANDS,
+             start_offset: int = 0) -> Iterator[ReadBatch]:
+        """Stream the hands of ``stream`` from ``start_offset`` on (see FormatReader)."""
+        source = ByteSource(stream, start_offset, self.chunk_bytes)
+        parser = JsonLinesParser(file)
+        try:
+            yield from read_batches(source, parser, file, batch_hands)
+        finally:
+            parser.connection.close()
+
+
+def _json_lines(batch: CanonicalBatch) -> pl.Series:
+    hands, seats = batch.hands, batch.seats
+    players = (
+        seats.sort("site", "hand_id", "seat", maintain_order=True)
+        .group_by("site", "hand_id", maintain_order=True)
+        .agg(pl.struct(
+            "seat", pl.col("player").alias("name"),
+            *(card_list(row.value).alias(row.value) for row in Row),
+            "in_fantasyland", "fl_cards",
+            pl.when(pl.col("discards").is_not_null()).then(card_list("discards"))
+            .alias("discards"),
+            "reported_points", "reported_royalties",
+            decimal_text("starting_stack").alias("starting_stack"),
+            decimal_text("collected").alias("collected"),
+        ).alias("players"))
+    )
+    streets = (
+        street_entries(batch.streets)
+        .group_by("site", "hand_id", maintain_order=True)
+        .agg(pl.struct("street", "seat",
+                       pl.struct(*(_unless_empty(row.value) for row in Row)).alias("placed"),
+                       _unless_empty("discarded")).alias("streets"))
+    )
+    frame = (hands.drop("players")
+             .join(players, on=["site", "hand_id"], how="left", maintain_order="left")
+             .join(streets, on=["site", "hand_id"], how="left", maintain_order="left"))
+    record = pl.struct(
+        pl.lit(FORMAT_TAG).alias("format"), pl.lit(VERSION).alias("version"),
+        "site", "hand_id", "table", local_time_text().alias("started_at"), "variant",
+        "ruleset", "button_seat", decimal_text("point_value").alias("point_value"),
+        "currency", "players", "streets",
+    )
+    # Optional keys with no value are left out rather than written as null. A JSON
+    # string never holds an unescaped quote, so the pattern only meets keys.
+    return (frame.select(record.struct.json_encode().alias("line"))["line"]
+            .str.replace_all(r',"[a-z_]+":null', "")
+            .str.replace_all(r'\{"[a-z_]+":null,', "{")
+            .str.replace_all(r'\{"[a-z_]+":null\}', "{}"))
+
+
+def _unless_empty(column: str) -> pl.Expr:
+    """A list column, null where the list is empty (the key is then left out)."""
+    return pl.when(pl.col(column).list.len() > 0).then(pl.col(column)).alias(column)
+
+
+class JsonLinesWriter:
+    """Writes ofc-hh JSON Lines: one hand per line, every canonical field."""
+
+    format = Format.JSONL
+
+    def write(self, batches: Iterable[CanonicalBatch], stream: BinaryIO) -> int:
+        """Write every hand of ``batches`` to ``stream``; return how many were written."""
+        written = 0
+        for batch in batches:
+            if batch.hands.is_empty():
+                continue
+            lines = _json_lines(batch)
+            stream.write((lines.str.join("\n").item() + "\n").encode())
+            written += lines.len()
+        return written
+
+
+READER = JsonLinesReader()
+WRITER = JsonLinesWriter()

@@ -1,0 +1,408 @@
+"""What every reader shares: the batch loop, and helpers to build raw frames.
+
+A reader works in two steps. Its parser first *splits* each
+:class:`~ofc_stats.formats.streaming.TextChunk` into units (hands, one text each),
+cheaply and chunk by chunk, finding where hands start and end; the damage it sees on
+the way (undecodable bytes, a half-written last hand) becomes problems. Once about
+``batch_hands`` units are gathered, it *parses* them all at once into the raw frames
+:func:`ofc_stats.canonical.normalise` takes (see its module doc), which checks them in
+bulk. :func:`read_batches` drives the two steps and yields
+:class:`~ofc_stats.formats.ReadBatch` objects; doing the heavy work per batch, not per
+chunk, keeps the fixed cost of each vectorised step small.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from ofc_stats.canonical import MAX_RAW_CHARS, PROBLEMS_SCHEMA, CanonicalBatch, normalise
+from ofc_stats.cards import card_codes_expr
+from ofc_stats.formats.streaming import ByteSource, Positions, TextChunk
+from ofc_stats.rules import Row
+
+if TYPE_CHECKING:
+    from ofc_stats.formats import ReadBatch
+
+# A card token inside a list's JSON text ('["Ah","Kd"]') or a space-separated string.
+CARD_TOKEN = r"[^\s,\[\]\"]+"
+TRUNCATED = "the file ends inside this hand (half-written?); read again once complete"
+TRUE_WORDS = ("true", "yes", "y", "1", "t", "x")
+FALSE_WORDS = ("false", "no", "n", "0", "f", "")
+
+
+@dataclass(frozen=True)
+class Units:
+    """The hands split off the start of one chunk.
+
+    ``frame`` has one row per hand: ``line`` (where it starts), ``text`` (its source
+    text) and whatever else the parser keeps; or, with a ``unit`` column numbering
+    ``units`` hands 0, 1, ..., several rows per hand (a CSV hand's rows).
+    ``problems`` (``PROBLEMS_SCHEMA``) are stretches set aside while splitting.
+    ``consumed`` is the bytes of ``chunk.data`` they took, and ``end_offset`` the
+    source offset just after the last complete one (a half-written hand at the end of
+    the stream is not complete).
+    """
+
+    frame: pl.DataFrame
+    problems: pl.DataFrame
+    consumed: int
+    end_offset: int
+    units: int | None = None
+
+    @property
+    def hands(self) -> int:
+        """Hands in ``frame``."""
+        return self.units if self.units is not None else self.frame.height
+
+    @property
+    def count(self) -> int:
+        """Hands and stretches split off."""
+        return self.hands + self.problems.height
+
+
+@dataclass(frozen=True)
+class RawHands:
+    """The raw frames of a batch of units, keyed by ``record`` (the unit's row), and
+    problems the parser reports itself (e.g. a format version it does not read)."""
+
+    hands: pl.DataFrame
+    seats: pl.DataFrame
+    streets: pl.DataFrame | None
+    problems: pl.DataFrame
+
+
+class Parser(Protocol):
+    """A format's two steps (see the module doc)."""
+
+    def split(self, chunk: TextChunk, limit: int) -> Units:
+        """The hands at the start of ``chunk``, at most ``limit`` of them."""
+        ...
+
+    def parse(self, units: pl.DataFrame) -> RawHands:
+        """Raw frames of a batch of units (``frame`` rows, ``record`` numbering hands)."""
+        ...
+
+
+def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
+                 ) -> Iterator[ReadBatch]:
+    """Run ``parser`` over ``source``; yield canonical batches of about ``batch_hands``."""
+    from ofc_stats.formats import ReadBatch
+
+    batch_hands = max(1, batch_hands)
+    parts: list[Units] = []
+    count = 0
+    while (chunk := source.next_chunk()) is not None:
+        units = parser.split(chunk, batch_hands - count)
+        source.consume(chunk, units.consumed)
+        if units.consumed:
+            parts.append(units)
+            count += units.count
+        if count >= batch_hands:
+            yield ReadBatch(assemble(parts, parser, file), parts[-1].end_offset)
+            parts, count = [], 0
+    if parts:
+        yield ReadBatch(assemble(parts, parser, file), parts[-1].end_offset)
+
+
+def assemble(parts: Sequence[Units], parser: Parser, file: str) -> CanonicalBatch:
+    """Parse and normalise the units of several chunks as one batch."""
+    frames, shift = [], 0
+    for part in parts:
+        # ``record`` numbers the hands of the whole batch.
+        record = (pl.col("unit") if "unit" in part.frame.columns else pl.int_range(pl.len()))
+        frames.append(part.frame.select((record + shift).cast(pl.Int64).alias("record"),
+                                        pl.all().exclude("unit")))
+        shift += part.hands
+    frame = pl.concat(frames, how="vertical_relaxed")
+    found = [part.problems for part in parts]
+    batch = CanonicalBatch.empty()
+    if frame.height:
+        raw = parser.parse(frame)
+        found.append(raw.problems)
+        if raw.hands.height:
+            batch = normalise(raw.hands, raw.seats, raw.streets, file)
+    problems = (pl.concat([batch.problems, *found])
+                .with_columns(pl.col("raw").str.strip_chars_end("\r\n"))
+                .sort("line", nulls_last=True, maintain_order=True))
+    return CanonicalBatch(batch.hands, batch.seats, batch.streets, problems)
+
+
+def problem_rows(file: str, line: pl.Series | Sequence[int] | Positions, kind: str,
+                 reason: pl.Series | Sequence[str] | str, raw: pl.Series | Sequence[str],
+                 site: pl.Series | None = None, hand_id: pl.Series | None = None
+                 ) -> pl.DataFrame:
+    """Problems found by a parser, in ``PROBLEMS_SCHEMA`` (vectorised over rows)."""
+    lines = pl.Series("line", line, dtype=pl.Int64)
+    n = len(lines)
+    reasons = (pl.Series("reason", [reason] * n, dtype=pl.String) if isinstance(reason, str)
+               else pl.Series("reason", reason, dtype=pl.String))
+    return pl.DataFrame({
+        "file": pl.Series("file", [file] * n, dtype=pl.String),
+        "line": lines,
+        "site": site if site is not None else pl.Series("site", [None] * n, dtype=pl.String),
+        "hand_id": (hand_id if hand_id is not None
+                    else pl.Series("hand_id", [None] * n, dtype=pl.String)),
+        "kind": pl.Series("kind", [kind] * n, dtype=pl.String),
+        "reason": reasons,
+        "raw": pl.Series("raw", raw, dtype=pl.String).str.slice(0, MAX_RAW_CHARS),
+    }, schema=PROBLEMS_SCHEMA)
+
+
+def empty_problems() -> pl.DataFrame:
+    """No problems, in ``PROBLEMS_SCHEMA``."""
+    return PROBLEMS_SCHEMA.to_frame()
+
+
+def containing_unit(starts: Positions, positions: Positions) -> Positions:
+    """Index of the unit (hand, line) holding each position; units start at ``starts``."""
+    return np.searchsorted(starts, positions, side="right").astype(np.int64) - 1
+
+
+def encoding_reasons(chunk: TextChunk, starts: Positions, ends: Positions
+                     ) -> dict[int, str]:
+    """Why each unit (``data[start:end]``) holding undecodable bytes is bad, by index."""
+    bad = chunk.bad
+    if not len(bad) or not len(starts):
+        return {}
+    units = containing_unit(starts, bad)
+    inside = (units >= 0) & (bad < ends[np.maximum(units, 0)])
+    bad, units = bad[inside], units[inside]
+    first = np.unique(units, return_index=True)
+    offsets = chunk.offsets(bad[first[1]])
+    what = "UTF-16" if chunk.encoding != "utf-8" else "UTF-8"
+    # Runs only for the rare units with undecodable bytes.
+    return {int(unit): f"bytes that are not valid {what} at byte offset {int(offset)}"
+            for unit, offset in zip(first[0], offsets, strict=True) if unit >= 0}
+
+
+def card_lists(column: str) -> pl.Expr:
+    """Card strings out of a list's JSON text or a space- or comma-separated string."""
+    return pl.col(column).str.extract_all(CARD_TOKEN)
+
+
+def with_card_lists(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
+    """``frame`` with each card-list text column (a list's JSON text as DuckDB writes
+    it, ``["Ah","Kd"]``, or a string such as ``"Ah Kd"``) turned into a list.
+
+    DuckDB's text of a list of strings is split on ``","`` (literal, fast); the
+    other texts, usually none, go through :func:`card_lists`.
+    """
+    lists = []
+    for name in columns:
+        text = frame[name]
+        plain = (text.str.starts_with('["') & text.str.ends_with('"]')) | (text == "[]")
+        split = (text.str.strip_prefix('["').str.strip_suffix('"]').str.split('","')
+                 .alias(name))
+        split = pl.select(pl.when(text == "[]").then(pl.lit([], pl.List(pl.String)))
+                          .otherwise(split)).to_series().alias(name)
+        odd = (~plain & text.is_not_null()).fill_null(False)
+        if odd.any():
+            others = (frame.with_row_index("_row").filter(odd)
+                      .select("_row", card_lists(name).alias("_other")))
+            split = (split.to_frame().with_row_index("_row")
+                     .join(others, on="_row", how="left", maintain_order="left")
+                     .select(pl.coalesce("_other", name).alias(name)).to_series())
+        lists.append(split)
+    return frame.with_columns(lists)
+
+
+def parse_int(column: str, name: str | None = None) -> tuple[pl.Expr, pl.Expr]:
+    """(value, error) for a text column that must hold an integer if present."""
+    # Spreadsheets write +4, and whole numbers as 4.0: accepted; 4.5 is not.
+    text = (pl.col(column).cast(pl.String).str.strip_chars().str.strip_prefix("+")
+            .str.strip_suffix(".0"))
+    value = text.cast(pl.Int64, strict=False)
+    error = pl.when(text.is_not_null() & (text != "") & value.is_null()).then(
+        pl.format(f"bad {name or column} '{{}}'", pl.col(column)))
+    return value, error
+
+
+def parse_bool(column: str, name: str | None = None) -> tuple[pl.Expr, pl.Expr]:
+    """(value, error) for a text column holding a yes/no value if present.
+
+    ``true``/``yes``/``y``/``1``/``x`` and ``false``/``no``/``n``/``0``/empty, any case.
+    """
+    text = pl.col(column).str.strip_chars().str.to_lowercase()
+    value = (pl.when(text.is_in(TRUE_WORDS)).then(True)
+             .when(text.is_in(FALSE_WORDS)).then(False))
+    error = pl.when(text.is_not_null() & value.is_null()).then(
+        pl.format(f"bad {name or column} '{{}}' (expected true or false)", pl.col(column)))
+    return value, error
+
+
+def first_error(errors: Sequence[pl.Expr]) -> pl.Expr:
+    """The first non-null error of several."""
+    return pl.coalesce(list(errors)) if errors else pl.lit(None, pl.String)
+
+
+def with_errors(hands: pl.DataFrame, *found: pl.DataFrame) -> pl.DataFrame:
+    """``hands`` with each record's first error of ``found`` (record, error) merged in."""
+    errors = pl.concat([frame.select("record", pl.col("error").cast(pl.String))
+                        for frame in found]).filter(pl.col("error").is_not_null())
+    if errors.is_empty():
+        return hands
+    first = errors.group_by("record", maintain_order=True).agg(pl.col("error").first()
+                                                               .alias("_found"))
+    return (hands.join(first, on="record", how="left", maintain_order="left")
+            .with_columns(pl.coalesce("error", "_found").alias("error")).drop("_found"))
+
+
+def set_aside(raw: RawHands, records: pl.Series, problems: pl.DataFrame) -> RawHands:
+    """``raw`` without the hands of ``records``, which become ``problems``."""
+    if records.is_empty():
+        return raw
+    keep = ~pl.col("record").is_in(records.implode())
+    return RawHands(
+        hands=raw.hands.filter(keep), seats=raw.seats.filter(keep),
+        streets=raw.streets.filter(keep) if raw.streets is not None else None,
+        problems=pl.concat([raw.problems, problems]))
+
+
+_COLUMN_BREAK = "\x1f"  # between the card lists of one entry while splitting
+
+
+def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = True
+                ) -> tuple[pl.Series, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """Every card of several card-list columns, split in one pass.
+
+    Returns the card strings, and for each the row of ``entries`` it came from and
+    the column (index into ``columns``), in row then column order. ``clean``: the
+    text may be a list's JSON text (``["Ah","Kd"]``) or use commas.
+    """
+    if clean:  # lists' JSON text: split each column, then all of an entry's lists at once
+        lists = with_card_lists(entries.select(columns), columns)
+        counts = lists.select(pl.col(name).list.len().fill_null(0).cast(pl.Int64)
+                              for name in columns).to_numpy()
+        tokens = lists.select(pl.concat_list([pl.col(name).fill_null([]) for name in columns])
+                              .explode(empty_as_null=False)).to_series()
+        per_row = counts.sum(axis=1)
+        row = np.repeat(np.arange(len(per_row), dtype=np.int64), per_row)
+        within = np.arange(len(row)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
+        bounds = np.cumsum(counts, axis=1)
+        column = (within[:, None] >= bounds[row, :-1]).sum(axis=1).astype(np.int64) \
+            if len(row) else np.zeros(0, dtype=np.int64)
+        return tokens, row, column
+    joined = pl.concat_str([pl.col(name).fill_null("") for name in columns],
+                           separator=f" {_COLUMN_BREAK} ")
+    pieces = entries.select(joined.str.split(" ").alias("piece"))["piece"]
+    counts = pieces.list.len().cast(pl.Int64).to_numpy()
+    tokens = pieces.explode(empty_as_null=False)
+    row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    breaks = (tokens == _COLUMN_BREAK).to_numpy()
+    before = np.cumsum(breaks) - breaks
+    column = before - np.repeat(before[np.cumsum(counts) - counts], counts) if len(counts) \
+        else before
+    keep = ~breaks & (tokens != "").to_numpy()
+    return tokens.filter(pl.Series(keep)), row[keep], column[keep].astype(np.int64)
+
+
+def street_actions(entries: pl.DataFrame, seats: pl.DataFrame, *, clean: bool = True
+                   ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Raw streets (one row per card placed or discarded) from street entries.
+
+    ``entries``: ``record``, ``street``, ``seat`` (text), ``dealt``?, ``top``,
+    ``middle``, ``bottom``, ``discarded`` (card list text), one row per street and
+    player, in order. Returns the raw streets (in each entry: top, middle, bottom,
+    then discards) and (``record``, ``error``) rows for entries that do not hold
+    together: a street or seat that is not a number, a seat no player sits in, dealt
+    cards other than those placed and discarded.
+    """
+    numbers, errors_of = [], []
+    for name in ("street", "seat"):
+        if entries.schema[name].is_integer():  # already numbers (the text format)
+            numbers.append(pl.col(name))
+            continue
+        value, error = parse_int(name)
+        numbers.append(value.alias(name))
+        errors_of.append(error)
+    if "dealt" not in entries.columns:
+        entries = entries.with_columns(pl.lit(None, pl.String).alias("dealt"))
+    checked = entries.select(
+        "record", *numbers,
+        first_error([*errors_of,
+                     pl.when(pl.col("street").is_null() | pl.col("seat").is_null())
+                     .then(pl.lit("a street entry needs its street and seat"))]).alias("_error"),
+    )
+    kinds = [*(row.value for row in Row), "discarded", "dealt"]
+    tokens, entry, kind = card_tokens(entries, kinds, clean=clean)
+    placed = kind < 4
+    actions = pl.DataFrame({
+        "record": checked["record"].to_numpy()[entry[placed]],
+        "seat": checked["seat"].gather(entry[placed]),
+        "street": checked["street"].gather(entry[placed]),
+        "kind": kind[placed], "card": tokens.filter(pl.Series(placed)),
+    }).select(
+        "record", "seat", "street",
+        pl.when(pl.col("kind") == 3).then(pl.lit("discard")).otherwise(pl.lit("place"))
+        .alias("action"),
+        pl.col("kind").replace_strict({i: row.value for i, row in enumerate(Row)},
+                                      default=None, return_dtype=pl.String).alias("row"),
+        "card",
+    )
+    unknown_seat = (checked.filter(pl.col("seat").is_not_null())
+                    .join(seats.select("record", "seat"), on=["record", "seat"], how="anti")
+                    .select("record", pl.format("street {} names seat {}, where no player sits",
+                                                pl.col("street"), pl.col("seat"))
+                            .alias("error")))
+    where = pl.format("street {} seat {}: ", pl.col("street").fill_null("?"),
+                      pl.col("seat").fill_null("?"))
+    errors = pl.concat([
+        checked.filter(pl.col("_error").is_not_null()).select(
+            "record", pl.concat_str([where, "_error"]).alias("error")),
+        unknown_seat,
+        dealt_mismatch(entries, checked, tokens, entry, kind),
+    ])
+    return actions, errors
+
+
+def dealt_mismatch(entries: pl.DataFrame, checked: pl.DataFrame, tokens: pl.Series,
+                   entry: npt.NDArray[np.int64], kind: npt.NDArray[np.int64]) -> pl.DataFrame:
+    """(record, error) for entries whose dealt cards are not those placed and discarded.
+
+    Each side's cards are summed as hashes (count and two 32-bit halves, order-free)
+    with numpy; the few entries whose sums differ are compared again as card codes,
+    so that ``10d`` and ``Td`` count as the same card.
+    """
+    dealt = kind == 4
+    with_dealt = np.zeros(len(entries), dtype=bool)
+    with_dealt[entry[dealt]] = True
+    with_dealt &= entries["dealt"].is_not_null().to_numpy()
+    if not with_dealt.any():
+        return pl.DataFrame(schema={"record": pl.Int64, "error": pl.String})
+    hashes = tokens.hash(seed=0).to_numpy()
+    slot = entry * 2 + dealt
+    size = 2 * len(entries)
+    sums = [np.bincount(slot, minlength=size),
+            np.bincount(slot, weights=(hashes & 0xFFFFFFFF).astype(np.float64), minlength=size),
+            np.bincount(slot, weights=(hashes >> 32).astype(np.float64), minlength=size)]
+    differ = np.zeros(len(entries), dtype=bool)
+    for total in sums:
+        differ |= total[0::2] != total[1::2]
+    suspects = np.flatnonzero(differ & with_dealt)
+    if not len(suspects):
+        return pl.DataFrame(schema={"record": pl.Int64, "error": pl.String})
+    # Rare: compare the suspects' cards as codes.
+    mine = np.isin(entry, suspects)
+    cards = pl.DataFrame({"entry": entry[mine], "dealt": dealt[mine],
+                          "card": tokens.filter(pl.Series(mine))}).with_columns(
+        card_codes_expr(pl.col("card")).alias("code"))
+    sides = cards.group_by("entry", "dealt").agg(pl.col("code").sort(), pl.col("card"))
+    kept = sides.filter(~pl.col("dealt")).select("entry", pl.col("code").alias("kept"),
+                                                   pl.col("card").alias("kept_cards"))
+    given = sides.filter(pl.col("dealt")).join(kept, on="entry", how="left")
+    wrong = given.filter(pl.col("code") != pl.col("kept").fill_null([]))
+    where = checked.with_row_index("entry").with_columns(pl.col("entry").cast(pl.Int64))
+    return wrong.with_columns(pl.col("entry").cast(pl.Int64)).join(
+        where, on="entry", how="left").sort("entry").select(
+        "record",
+        pl.format("street {} seat {}: dealt [{}] but placed and discarded [{}]", "street",
+                  "seat",
+                  pl.col("card").list.join(" "), pl.col("kept_cards").fill_null([])
+                  .list.join(" ")).alias("error"),
+    )

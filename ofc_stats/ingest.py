@@ -1,0 +1,1098 @@
+"""Ingest: hand-history files, folders and archives into the Parquet warehouse, once.
+
+:func:`ingest` finds the sources (:mod:`ofc_stats.sources`), reads each with its
+format's reader (:mod:`ofc_stats.formats`), drops hands already stored, reports
+conflicting copies, and commits hands, seats, streets, rejects and the import
+manifest together in batches (:class:`ofc_stats.warehouse.Warehouse`), so that a
+kill at any moment leaves whole batches and a manifest that says how far each file
+got. The guarantees and the manifest are described in ``docs/ingest.md``.
+
+Dedupe stays cheap as the warehouse grows: every stored hand has a 64-bit key of
+its ``(site, hand_id)`` and a 64-bit prefix of its content hash in the small
+``hand_keys`` table, loaded once per run into sorted numpy arrays; a batch is
+checked with ``searchsorted``. A key that matches with different content is checked
+exactly against the stored hand before it is called a conflict.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import itertools
+import lzma
+import os
+import time
+import uuid
+import zipfile
+import zlib
+from collections import Counter
+from collections.abc import Callable, Generator, Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, BinaryIO, cast
+
+import numpy as np
+import numpy.typing as npt
+import polars as pl
+
+from ofc_stats import formats
+from ofc_stats.canonical import (
+    HANDS_SCHEMA,
+    PROBLEMS_SCHEMA,
+    SEATS_SCHEMA,
+    STREETS_SCHEMA,
+    CanonicalBatch,
+    content_hash,
+)
+from ofc_stats.cards import card_names_expr
+from ofc_stats.errors import OfcStatsError
+from ofc_stats.formats import SNIFF_BYTES, Format, UnknownFormatError
+from ofc_stats.sources import (
+    ByteCounter,
+    Compression,
+    PrefixHashingStream,
+    Source,
+    find_files,
+    list_sources,
+    open_source,
+    read_head,
+)
+from ofc_stats.warehouse import PendingFile, Warehouse, default_warehouse
+
+COMMIT_HANDS = 25_000  # hands per commit: bounds memory and what a kill can lose
+COMMIT_BYTES = 96 * 1024 * 1024  # or this much pending data, whichever comes first
+# Hands per reader batch: a reader's peak memory grows with it (JSON Lines, measured:
+# about 0.65 GB at 5,000, 0.85 GB at 10,000, 1.2 GB at 20,000), its speed hardly.
+READ_BATCH_HANDS = 10_000
+COMPACT_SMALL_FILES = 16  # compact a table once it has this many small files...
+COMPACT_SMALL_ROWS = 200_000  # ...of fewer rows than this,
+COMPACT_TARGET_ROWS = 1_000_000  # into files of about this many (bounds its memory)
+LOCK_TIMEOUT = 30.0
+DEBUG_ENV = "OFC_STATS_DEBUG"  # set: a reader's own bug raises instead of a reject
+
+TABLES = ("hands", "seats", "streets", "rejects", "hand_keys", "imports")
+
+HAND_KEYS_SCHEMA = pl.Schema({
+    "key": pl.UInt64(),  # hash_strings(site + "\x1f" + hand_id)
+    "content": pl.UInt64(),  # the first 64 bits of content_hash
+})
+
+IMPORTS_SCHEMA = pl.Schema({
+    "import_id": pl.String(),
+    "commit_id": pl.Int64(),
+    "imported_at": pl.Datetime("us", "UTC"),
+    "file": pl.String(),
+    "path": pl.String(),
+    "member": pl.String(),
+    "compression": pl.String(),
+    "format": pl.String(),
+    "size": pl.Int64(),
+    "mtime": pl.Datetime("ns", "UTC"),
+    "start_offset": pl.Int64(),
+    "end_offset": pl.Int64(),
+    "content_hash": pl.String(),
+    "status": pl.String(),
+    "hands_read": pl.Int64(),
+    "hands_stored": pl.Int64(),
+    "duplicates": pl.Int64(),
+    "conflicts": pl.Int64(),
+    "rejected": pl.Int64(),
+    "message": pl.String(),
+})
+
+
+class ImportStatus(StrEnum):
+    """How far an import of one file got, as stored in ``imports.status``."""
+
+    PARTIAL = "partial"  # more of the file to read (a later commit, or a resumed run)
+    COMPLETE = "complete"  # read to its end
+    FAILED = "failed"  # its content cannot be read (unknown format, corrupt archive)
+
+
+class IngestError(OfcStatsError):
+    """A request ingest cannot carry out."""
+
+
+class UnknownFormatOptionError(IngestError, ValueError):
+    """A forced ``--format`` that is not one of the formats."""
+
+    exit_code = 2
+
+
+class RejectedHandsError(IngestError):
+    """Strict mode: the import finished, but something was rejected or conflicted."""
+
+    exit_code = 4
+
+    def __init__(self, summary: IngestSummary) -> None:
+        self.summary = summary
+        super().__init__(f"{summary.problem_text()} (strict mode)")
+
+
+class _PrefixChangedError(Exception):
+    """A grown file no longer starts with the bytes imported last time."""
+
+
+@dataclass(frozen=True)
+class IngestProgress:
+    """A snapshot of a running ingest, for progress bars."""
+
+    files_done: int
+    files_total: int
+    bytes_done: int
+    bytes_total: int
+    hands_read: int
+    hands_stored: int
+    seconds: float
+    current: str | None
+
+
+ProgressCallback = Callable[[IngestProgress], None]
+
+
+@dataclass(frozen=True)
+class IngestSummary:
+    """What one ingest did. ``as_dict()`` gives the ``--json`` output."""
+
+    warehouse: str
+    files: int  # sources considered (files, and each member of a zip)
+    files_read: int  # read this time (new, grown or changed)
+    files_unchanged: int  # already imported completely and unchanged: not read
+    files_failed: int  # unreadable, corrupt or of an unknown format (in rejects)
+    files_ignored: int  # in folders, skipped for a suffix that is not a history's
+    bytes_read: int
+    hands_read: int  # good hands the readers produced
+    hands_stored: int
+    duplicates: int
+    conflicts: int
+    rejected: int  # rejects rows written, conflicts excluded
+    problems_by_kind: dict[str, int]
+    commits: int
+    files_compacted: int
+    seconds: float
+
+    @property
+    def hands_per_second(self) -> float:
+        """Hands read per second of the whole run."""
+        return self.hands_read / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def megabytes_per_second(self) -> float:
+        """Megabytes (10^6) read from disk per second."""
+        return self.bytes_read / 1e6 / self.seconds if self.seconds > 0 else 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        """Plain values, for JSON output."""
+        values = asdict(self)
+        values["hands_per_second"] = round(self.hands_per_second, 1)
+        values["megabytes_per_second"] = round(self.megabytes_per_second, 2)
+        return values
+
+    def report(self) -> str:
+        """The summary as a few lines of text."""
+        details = [f"{self.files_read:,} read", f"{self.files_unchanged:,} unchanged"]
+        if self.files_failed:
+            details.append(f"{self.files_failed:,} failed")
+        if self.files_ignored:
+            details.append(f"{self.files_ignored:,} ignored: not history files")
+        head = (f"ingested {_count(self.files, 'file')} ({', '.join(details)}) into "
+                f"{self.warehouse} in {self.seconds:.2f} s")
+        if self.files_read == 0:
+            return f"{head}\n  nothing new: every file is as it was when last imported"
+        return (
+            f"{head}\n"
+            f"  {_count(self.hands_stored, 'hand')} stored, "
+            f"{_count(self.duplicates, 'duplicate')}, {_count(self.conflicts, 'conflict')}, "
+            f"{self.rejected:,} rejected (of {_count(self.hands_read, 'good hand')} read)\n"
+            f"  {self.hands_per_second:,.0f} hands/s, {self.megabytes_per_second:,.1f} MB/s "
+            f"({self.bytes_read / 1e6:,.1f} MB read, {_count(self.commits, 'commit')})"
+        )
+
+    def problem_text(self) -> str | None:
+        """One line about what was set aside, or None when nothing was."""
+        total = self.rejected + self.conflicts
+        if total == 0:
+            return None
+        kinds = ", ".join(f"{kind} {count}" for kind, count in
+                          sorted(self.problems_by_kind.items(), key=lambda item: -item[1]))
+        return f"{_count(total, 'problem')} set aside in the warehouse's rejects table ({kinds})"
+
+
+def _count(number: int, noun: str) -> str:
+    """``1 hand``, ``2,500 hands``."""
+    return f"{number:,} {noun}{'' if number == 1 else 's'}"
+
+
+# -- keys -------------------------------------------------------------------------
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX_1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX_2 = np.uint64(0x94D049BB133111EB)
+_ALL_BITS = np.uint64(0xFFFFFFFFFFFFFFFF)
+_SEED = np.uint64(0x6F66632D73746174)  # "ofc-stat"
+
+
+def _mix(values: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint64]:
+    """splitmix64's finaliser (wrapping uint64 arithmetic)."""
+    values = values ^ (values >> np.uint64(30))
+    values = values * _MIX_1
+    values = values ^ (values >> np.uint64(27))
+    values = values * _MIX_2
+    return values ^ (values >> np.uint64(31))
+
+
+def hash_strings(texts: pl.Series) -> npt.NDArray[np.uint64]:
+    """A stable 64-bit hash of each string, vectorised over the Arrow buffers.
+
+    The UTF-8 bytes are read 8 at a time (little-endian words) and mixed with
+    splitmix64's finaliser, seeded with the length. Being our own definition, the
+    values never change with a library version (they are stored in ``hand_keys``).
+
+    >>> hex(int(hash_strings(pl.Series(["home\\x1fh1"]))[0]))
+    '0x1b9491adbca5d389'
+    """
+    array = texts.cast(pl.String).fill_null("").rechunk().to_arrow(
+        compat_level=pl.CompatLevel.oldest())
+    count = len(array)
+    buffers = array.buffers()
+    offsets = np.frombuffer(buffers[1], dtype=np.int64)[array.offset:array.offset + count + 1]
+    data = (np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None
+            else np.zeros(0, dtype=np.uint8))
+    starts = offsets[:-1]
+    lengths = np.diff(offsets)
+    hashes = _mix(lengths.astype(np.uint64) * _GOLDEN + _SEED)
+    if count == 0:
+        return hashes
+    longest = int(lengths.max())
+    padded = np.zeros(int(offsets[-1]) + 8, dtype=np.uint8)
+    padded[:len(data[:offsets[-1]])] = data[:offsets[-1]]
+    # Element i of this view is the little-endian word of bytes i..i+7.
+    words = np.ndarray(buffer=padded, dtype="<u8", shape=(len(padded) - 7,), strides=(1,))
+    for word in range(0, longest, 8):
+        active = lengths > word
+        remaining = np.minimum(lengths[active] - word, 8).astype(np.uint64)
+        masks = np.where(remaining >= 8, _ALL_BITS,
+                         (np.uint64(1) << (remaining * np.uint64(8))) - np.uint64(1))
+        values = words[starts[active] + word] & masks
+        hashes[active] = _mix(hashes[active] ^ values)
+    return hashes
+
+
+def hand_keys(hands: pl.DataFrame) -> pl.DataFrame:
+    """``key`` and ``content`` (see ``HAND_KEYS_SCHEMA``) of each row of ``hands``."""
+    identity = hands.select(pl.concat_str(["site", "hand_id"], separator="\x1f")).to_series()
+    return pl.DataFrame({
+        "key": pl.Series(hash_strings(identity), dtype=pl.UInt64),
+        "content": hands["content_hash"].str.slice(0, 16).str.to_integer(
+            base=16, dtype=pl.UInt64, strict=False).fill_null(0),
+    })
+
+
+class HandIndex:
+    """The keys of every stored hand, as sorted numpy arrays, growing during a run."""
+
+    MAX_PARTS = 8
+
+    def __init__(self, keys: pl.DataFrame) -> None:
+        self._parts: list[tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]] = []
+        self.add(keys)
+
+    def __len__(self) -> int:
+        return sum(len(part) for part, _ in self._parts)
+
+    def add(self, keys: pl.DataFrame) -> None:
+        """Add hands (a ``hand_keys`` frame)."""
+        if keys.is_empty():
+            return
+        self._parts.append(self._sorted(keys))
+        if len(self._parts) > self.MAX_PARTS:
+            self._parts = [self._sorted(pl.DataFrame({
+                "key": np.concatenate([k for k, _ in self._parts]),
+                "content": np.concatenate([c for _, c in self._parts])}))]
+
+    @staticmethod
+    def _sorted(keys: pl.DataFrame
+                ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+        ordered = keys.sort("key")  # polars sorts on every core
+        return ordered["key"].to_numpy(), ordered["content"].to_numpy()
+
+    def lookup(self, keys: npt.NDArray[np.uint64]
+               ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint64]]:
+        """For each key: whether a stored hand has it, and that hand's content key."""
+        found = np.zeros(len(keys), dtype=bool)
+        contents = np.zeros(len(keys), dtype=np.uint64)
+        for part_keys, part_contents in self._parts:
+            where = np.minimum(np.searchsorted(part_keys, keys), len(part_keys) - 1)
+            hit = (part_keys[where] == keys) & ~found
+            contents[hit] = part_contents[where[hit]]
+            found |= hit
+        return found, contents
+
+
+# -- one file's import ---------------------------------------------------------------
+
+
+@dataclass
+class _FileRun:
+    """One source's progress in this run, and its counts since the last manifest row."""
+
+    source: Source
+    format: str | None
+    start_offset: int
+    end_offset: int
+    digest: str | None
+    status: ImportStatus = ImportStatus.PARTIAL
+    message: str | None = None
+    hands_read: int = 0
+    hands_stored: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    rejected: int = 0
+    dirty: bool = True
+
+    def manifest_row(self, import_id: str, commit_id: int, now: dt.datetime
+                     ) -> dict[str, Any]:
+        return {
+            "import_id": import_id, "commit_id": commit_id, "imported_at": now,
+            "file": self.source.name, "path": str(self.source.path),
+            "member": self.source.member, "compression": str(self.source.compression),
+            "format": self.format, "size": self.source.size,
+            "mtime": self.source.mtime_ns, "start_offset": self.start_offset,
+            "end_offset": self.end_offset, "content_hash": self.digest,
+            "status": str(self.status), "hands_read": self.hands_read,
+            "hands_stored": self.hands_stored, "duplicates": self.duplicates,
+            "conflicts": self.conflicts, "rejected": self.rejected, "message": self.message,
+        }
+
+    def written(self) -> None:
+        """A manifest row now covers everything so far: start a new segment."""
+        self.start_offset = self.end_offset
+        self.hands_read = self.hands_stored = self.duplicates = 0
+        self.conflicts = self.rejected = 0
+        self.message = None
+        self.dirty = False
+
+
+@dataclass(frozen=True)
+class _LastImport:
+    """The latest manifest row of a source."""
+
+    format: str | None
+    size: int
+    mtime_ns: int
+    end_offset: int
+    content_hash: str | None
+    status: str
+
+
+@dataclass
+class _Pending:
+    """Frames waiting for the next commit."""
+
+    hands: list[pl.DataFrame] = field(default_factory=list)
+    seats: list[pl.DataFrame] = field(default_factory=list)
+    streets: list[pl.DataFrame] = field(default_factory=list)
+    rejects: list[pl.DataFrame] = field(default_factory=list)
+    keys: list[pl.DataFrame] = field(default_factory=list)
+    hand_count: int = 0
+    size: int = 0
+
+    def clear(self) -> None:
+        for frames in (self.hands, self.seats, self.streets, self.rejects, self.keys):
+            frames.clear()
+        self.hand_count = self.size = 0
+
+
+# Errors that mean a file's *content* cannot be read (corrupt archive data): the file
+# is marked failed and skipped until it changes. An OSError with an errno is the
+# system refusing (permissions, I/O): the next run tries again.
+_CONTENT_ERRORS: tuple[type[BaseException], ...] = (
+    EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, UnicodeError)
+
+
+def _describe(error: BaseException, source: Source) -> tuple[str, bool]:
+    """A reason for a file that could not be read, and whether its content is at fault."""
+    what = {Compression.GZIP: "gzip", Compression.BZIP2: "bzip2", Compression.XZ: "xz",
+            Compression.ZIP: "zip"}.get(source.compression)
+    text = str(error) or type(error).__name__
+    if isinstance(error, OSError) and error.errno is not None:
+        return f"cannot read the file: {error.strerror or text}", False
+    if isinstance(error, (*_CONTENT_ERRORS, OSError)):
+        kind = f"corrupt {what} archive" if what else "unreadable data"
+        return f"{kind}: {text}", True
+    return f"the reader failed: {type(error).__name__}: {text} (please report this)", False
+
+
+class _Ingestion:
+    """The state of one ingest run (inside the warehouse's write lock)."""
+
+    def __init__(self, warehouse: Warehouse, forced: Format | None, *,
+                 progress: ProgressCallback | None, commit_hands: int, batch_hands: int,
+                 started: float) -> None:
+        self.warehouse = warehouse
+        self.forced = forced
+        self.progress = progress
+        self.commit_hands = commit_hands
+        self.batch_hands = batch_hands
+        self.started = started
+        self.import_id = uuid.uuid4().hex
+        self.counter = ByteCounter()
+        self.pending = _Pending()
+        self.runs: list[_FileRun] = []
+        self.kinds: Counter[str] = Counter()
+        self.commits = 0
+        self.committer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ofc-commit")
+        self.in_flight: Future[None] | None = None
+        self.in_flight_hands: list[pl.DataFrame] = []
+        self.files_total = 0
+        self.files_done = 0
+        self.bytes_total = 0
+        self.files_read = self.files_unchanged = self.files_failed = 0
+        self.hands_read = self.hands_stored = self.duplicates = self.conflicts = 0
+        self.rejected = 0
+        self._ensure_hand_keys()
+        self.next_commit = warehouse.state().commit + 1
+        self.index = HandIndex(warehouse.scan("hand_keys", schema=HAND_KEYS_SCHEMA).collect())
+        self.manifest = self._load_manifest()
+
+    # -- start ------------------------------------------------------------------------
+
+    def _ensure_hand_keys(self) -> None:
+        """Rebuild ``hand_keys`` if it does not match ``hands`` (written by an older tool)."""
+        state = self.warehouse.state()
+        stored = sum(f.rows for f in state.table_files("hands"))
+        keyed = sum(f.rows for f in state.table_files("hand_keys"))
+        if stored == keyed:
+            return
+        adds = [PendingFile("hand_keys", hand_keys(pl.read_parquet(
+            self.warehouse.root / f.path, columns=["site", "hand_id", "content_hash"])))
+            for f in state.table_files("hands")]
+        self.warehouse.commit(adds, [f.path for f in state.table_files("hand_keys")],
+                              action="rebuild hand_keys")
+
+    def _load_manifest(self) -> dict[str, _LastImport]:
+        rows = (self.warehouse.scan("imports", schema=IMPORTS_SCHEMA)
+                .sort("commit_id").unique("file", keep="last").collect())
+        return {row["file"]: _LastImport(
+            row["format"], row["size"], row["mtime"], row["end_offset"],
+            row["content_hash"], row["status"])
+            for row in rows.with_columns(pl.col("mtime").cast(pl.Int64)).iter_rows(named=True)}
+
+    # -- files ------------------------------------------------------------------------
+
+    def run(self, files: Sequence[Path]) -> None:
+        self.files_total = len(files)
+        for file in files:
+            with contextlib.suppress(OSError):
+                self.bytes_total += file.stat().st_size
+        self._report(None)
+        for file in files:
+            before = self.counter.count
+            try:
+                sources = list_sources(file)
+            except (OSError, zipfile.BadZipFile) as error:
+                self._file_failed(file, error)
+                sources = []
+            else:
+                self.files_total += len(sources) - 1
+            read_before = self.files_read
+            for source in sources:
+                self._ingest_source(source)
+                self.files_done += 1
+                self._report(source.name)
+            if self.files_read > read_before:
+                # An archive's members share its bytes: count the file once, whole.
+                with contextlib.suppress(OSError):
+                    self.counter.count = max(self.counter.count,
+                                             before + file.stat().st_size)
+            self._report(None)
+        self._commit()
+        self.wait_for_commit()
+
+    def _file_failed(self, file: Path, error: BaseException) -> None:
+        """A file that could not even be opened or listed (a corrupt zip directory)."""
+        compression = (Compression.ZIP if isinstance(error, zipfile.BadZipFile)
+                       else Compression.NONE)
+        try:
+            status = file.stat()
+            source = Source(file, None, compression, status.st_size, status.st_mtime_ns)
+        except OSError:
+            source = Source(file, None, compression, 0, 0)
+        run = _FileRun(source, None, 0, 0, None)
+        self.runs.append(run)
+        self._fail(run, error)
+        self.files_done += 1
+
+    def _unchanged(self, source: Source, last: _LastImport | None) -> bool:
+        return (last is not None
+                and last.status in (ImportStatus.COMPLETE, ImportStatus.FAILED)
+                and (last.size, last.mtime_ns) == (source.size, source.mtime_ns)
+                and (self.forced is None or last.format == self.forced))
+
+    def _ingest_source(self, source: Source) -> None:
+        last = self.manifest.get(source.name)
+        if self._unchanged(source, last):
+            self.files_unchanged += 1
+            return
+        self.files_read += 1
+        same_format = last is not None and (self.forced is None or last.format == self.forced)
+        fmt = self.forced or (last.format if last is not None and same_format else None)
+        start, expected = 0, None
+        if (last is not None and same_format and last.end_offset > 0
+                and last.content_hash is not None):
+            start, expected = last.end_offset, last.content_hash
+        run = _FileRun(source, fmt, start, start, None)
+        self.runs.append(run)
+        if run.format is None and not self._sniff(run):
+            return
+        try:
+            self._read(run, start, expected)
+        except _PrefixChangedError:
+            run.start_offset = run.end_offset = 0
+            run.message = (f"the first {start:,} bytes changed since the last import: "
+                           "read again from the start")
+            run.format = self.forced
+            if run.format is None and not self._sniff(run):
+                return
+            self._read(run, 0, None)
+
+    def _sniff(self, run: _FileRun) -> bool:
+        """Set ``run.format`` from the source's first bytes; False if there is nothing to read."""
+        try:
+            head = read_head(run.source, SNIFF_BYTES)
+            if not head:  # an empty file (a session just opened): nothing yet
+                run.status = ImportStatus.COMPLETE
+                run.digest = hashlib.sha256(b"").hexdigest()
+                return False
+            run.format = str(formats.sniff(head, run.source.inner_name))
+        except UnknownFormatError as error:
+            self._reject_file(run, "format", str(error))
+            run.status = ImportStatus.FAILED
+            self.files_failed += 1
+            return False
+        except Exception as error:
+            self._fail(run, error)
+            return False
+        return True
+
+    def _read(self, run: _FileRun, start: int, expected: str | None) -> None:
+        """Read ``run``'s source from ``start``; ``expected``: the hash of the bytes before."""
+        reader = formats.get_reader(Format(str(run.format)))
+        with open_source(run.source, self.counter) as raw:
+            stream = PrefixHashingStream(raw, check_offset=start)
+            batches = reader.read(cast(BinaryIO, stream), run.source.name,
+                                  batch_hands=self.batch_hands, start_offset=start)
+            verified = expected is None
+            try:
+                while True:
+                    try:
+                        read_batch = next(batches)
+                    except StopIteration:
+                        break
+                    except Exception as error:
+                        if not verified and stream.check_digest != expected:
+                            raise _PrefixChangedError from error
+                        self._fail(run, error)
+                        return
+                    if not verified:
+                        if stream.check_digest != expected:
+                            raise _PrefixChangedError
+                        verified = True
+                    stream.advance(read_batch.end_offset)
+                    self._accept(read_batch.batch, run)
+                    run.end_offset = max(run.end_offset, read_batch.end_offset)
+                    run.digest = stream.digest()
+                    run.dirty = True
+                    self._report(run.source.name)
+                    if (self.pending.hand_count >= self.commit_hands
+                            or self.pending.size >= COMMIT_BYTES):
+                        self._commit()
+            finally:
+                if isinstance(batches, Generator):
+                    batches.close()
+            if not verified and stream.check_digest != expected:
+                raise _PrefixChangedError
+            if run.digest is None and stream.mark == run.end_offset:
+                run.digest = stream.digest()
+        run.status = ImportStatus.COMPLETE
+        run.dirty = True
+
+    def _fail(self, run: _FileRun, error: BaseException) -> None:
+        if (os.environ.get(DEBUG_ENV) and not isinstance(error, (OSError, *_CONTENT_ERRORS))):
+            raise error
+        reason, content = _describe(error, run.source)
+        if run.end_offset > 0:
+            reason += f" (after byte {run.end_offset:,} of its content)"
+        self._reject_file(run, "file", reason)
+        self.files_failed += 1
+        if content:
+            run.status = ImportStatus.FAILED
+
+    def _reject_file(self, run: _FileRun, kind: str, reason: str) -> None:
+        frame = pl.DataFrame([{"file": run.source.name, "line": None, "site": None,
+                               "hand_id": None, "kind": kind, "reason": reason,
+                               "raw": None}], schema=PROBLEMS_SCHEMA)
+        self.pending.rejects.append(frame)
+        run.rejected += 1
+        run.message = reason
+        run.dirty = True
+        self.rejected += 1
+        self.kinds[kind] += 1
+
+    # -- hands ------------------------------------------------------------------------
+
+    def _accept(self, batch: CanonicalBatch, run: _FileRun) -> None:
+        """Queue a batch's new hands; count duplicates; report problems and conflicts."""
+        problems = batch.problems
+        if not problems.is_empty():
+            self.pending.rejects.append(problems)
+            run.rejected += problems.height
+            self.rejected += problems.height
+            self.kinds.update(problems["kind"].to_list())
+        hands = batch.hands
+        run.hands_read += hands.height
+        self.hands_read += hands.height
+        if hands.is_empty():
+            return
+        keys = hand_keys(hands)
+        key_values = keys["key"].to_numpy()
+        content_values = keys["content"].to_numpy()
+        found, stored_content = self.index.lookup(key_values)
+        suspect = found & (stored_content != content_values)
+        stored = None
+        if suspect.any():
+            # A key with other content: a conflict if the stored hand really has this
+            # (site, hand_id), else two keys colliding (then this hand is new).
+            stored = self._stored_copies(hands.filter(suspect).select("site", "hand_id"))
+            really = (hands.select("site", "hand_id")
+                      .join(stored.select("site", "hand_id", pl.lit(True).alias("_stored")),
+                            on=["site", "hand_id"], how="left", maintain_order="left")
+                      ["_stored"].fill_null(False).to_numpy())
+            found &= ~suspect | really
+            suspect &= really
+        first = hands.select(pl.struct("site", "hand_id").is_first_distinct()).to_series()
+        first_copy = first.to_numpy()
+        new = ~found & first_copy
+        later_copy = ~found & ~first_copy
+        conflict_mask = suspect.copy()
+        duplicate_mask = found & ~suspect
+        conflict_parts = []
+        if stored is not None and suspect.any():
+            conflict_parts.append(self._conflicts(hands.filter(suspect), stored, "stored",
+                                                  batch))
+        if later_copy.any():
+            firsts = hands.filter(new).select(
+                "site", "hand_id", pl.col("content_hash").alias("_first_hash"),
+                pl.col("source_file").alias("_first_file"),
+                pl.col("source_line").alias("_first_line"))
+            same = (hands.select("site", "hand_id", "content_hash")
+                    .join(firsts, on=["site", "hand_id"], how="left", maintain_order="left")
+                    .select(pl.col("content_hash") == pl.col("_first_hash")).to_series()
+                    .fill_null(False).to_numpy())
+            duplicate_mask |= later_copy & same
+            differing = later_copy & ~same
+            conflict_mask |= differing
+            if differing.any():
+                earlier = firsts.rename({"_first_hash": "content_hash",
+                                         "_first_file": "source_file",
+                                         "_first_line": "source_line"})
+                conflict_parts.append(self._conflicts(hands.filter(differing), earlier,
+                                                      "read", batch))
+        duplicates = int(duplicate_mask.sum())
+        conflicts = int(conflict_mask.sum())
+        run.duplicates += duplicates
+        run.conflicts += conflicts
+        self.duplicates += duplicates
+        self.conflicts += conflicts
+        if conflicts:
+            self.kinds["conflict"] += conflicts
+            self.pending.rejects.extend(conflict_parts)
+        if not new.any():
+            return
+        if new.all():  # the usual first import: every hand is new, no joins needed
+            accepted, seats, streets = hands, batch.seats, batch.streets
+        else:
+            accepted = hands.filter(new)
+            ids = accepted.select("site", "hand_id")
+            seats = batch.seats.join(ids, on=["site", "hand_id"], how="semi",
+                                     maintain_order="left")
+            streets = batch.streets.join(ids, on=["site", "hand_id"], how="semi",
+                                         maintain_order="left")
+        if later_copy.any():
+            resolved = _first_copies(accepted, seats, streets,
+                                     hands.filter(~found).select("site", "hand_id"))
+            accepted, seats, streets = resolved.hands, resolved.seats, resolved.streets
+            if not resolved.unresolved.is_empty():
+                self._unresolved(resolved.unresolved, hands.filter(new), run)
+            if resolved.streets_dropped:
+                run.message = (f"{_count(resolved.streets_dropped, 'hand')} stored without "
+                               "streets: copies in one batch could not be told apart")
+        if accepted.is_empty():
+            return
+        if accepted.height == hands.height:
+            accepted_keys = keys
+        elif accepted.height == int(new.sum()):
+            accepted_keys = keys.filter(pl.Series(new))
+        else:  # copies that could not be told apart were dropped
+            accepted_keys = hand_keys(accepted)
+        self.index.add(accepted_keys)
+        self.pending.hands.append(accepted)
+        self.pending.seats.append(seats)
+        self.pending.streets.append(streets)
+        self.pending.keys.append(accepted_keys)
+        self.pending.hand_count += accepted.height
+        self.pending.size += int(accepted.estimated_size() + seats.estimated_size()
+                                 + streets.estimated_size())
+        run.hands_stored += accepted.height
+        self.hands_stored += accepted.height
+
+    def _unresolved(self, ids: pl.DataFrame, firsts: pl.DataFrame, run: _FileRun) -> None:
+        """Reject the first copies of hands whose differing copies in one batch could not
+        be told apart (the later copies are already counted as conflicts)."""
+        rows = (firsts.join(ids, on=["site", "hand_id"], how="semi", maintain_order="left")
+                .select(pl.col("source_file").alias("file"), pl.col("source_line").alias("line"),
+                        "site", "hand_id", pl.lit("conflict").alias("kind"),
+                        pl.lit("different copies of this hand in one stretch of the file "
+                               "could not be told apart: none was stored").alias("reason"),
+                        pl.lit(None, pl.String).alias("raw"))
+                .cast(PROBLEMS_SCHEMA))
+        self.pending.rejects.append(rows)
+        run.conflicts += rows.height
+        self.conflicts += rows.height
+        self.kinds["conflict"] += rows.height
+
+    def _stored_copies(self, ids: pl.DataFrame) -> pl.DataFrame:
+        """The stored hands (committed, or pending in this run) with these (site, hand_id)."""
+        columns = ["site", "hand_id", "content_hash", "source_file", "source_line"]
+        ids = ids.unique()
+        parts = [frame.select(columns).join(ids, on=["site", "hand_id"], how="semi")
+                 for frame in (*self.pending.hands, *self.in_flight_hands)]
+        parts.append(self.warehouse.scan("hands", schema=HANDS_SCHEMA).select(columns)
+                     .join(ids.lazy(), on=["site", "hand_id"], how="semi").collect())
+        return pl.concat(parts).unique(["site", "hand_id"], keep="first", maintain_order=True)
+
+    def _conflicts(self, incoming: pl.DataFrame, kept: pl.DataFrame, verb: str,
+                   batch: CanonicalBatch) -> pl.DataFrame:
+        """A ``conflict`` reject for each incoming hand, naming the copy that was kept."""
+        kept = kept.select("site", "hand_id", pl.col("content_hash").alias("_kept_hash"),
+                           pl.col("source_file").alias("_kept_file"),
+                           pl.col("source_line").alias("_kept_line"))
+        # Seats as text for the raw column, where the batch holds one copy of the hand.
+        single = incoming.select("site", "hand_id").filter(
+            ~pl.struct("site", "hand_id").is_in(
+                batch.hands.filter(pl.struct("site", "hand_id").is_duplicated())
+                .select(pl.struct("site", "hand_id")).to_series().implode()))
+        seat_text = (
+            batch.seats.join(single, on=["site", "hand_id"], how="semi")
+            .sort("site", "hand_id", "seat")
+            .group_by("site", "hand_id", maintain_order=True)
+            .agg(pl.format("seat {} {}{}: {} / {} / {}", "seat", "player",
+                           pl.when(pl.col("in_fantasyland")).then(pl.lit(" (fantasyland)"))
+                           .otherwise(pl.lit("")),
+                           pl.col("top").fill_null(""), pl.col("middle").fill_null(""),
+                           pl.col("bottom").fill_null("")).str.join("; ").alias("_seats"))
+        )
+        return (
+            incoming.join(kept, on=["site", "hand_id"], how="left", maintain_order="left")
+            .join(seat_text, on=["site", "hand_id"], how="left", maintain_order="left")
+            .select(
+                pl.col("source_file").alias("file"), pl.col("source_line").alias("line"),
+                "site", "hand_id", pl.lit("conflict").alias("kind"),
+                pl.format(f"hand {{}} of {{}} was already {verb} from {{}} line {{}} with "
+                          "different content (content hash {} there, {} here): the copy "
+                          "already there was kept", "hand_id", "site", "_kept_file",
+                          "_kept_line", pl.col("_kept_hash").str.slice(0, 12),
+                          pl.col("content_hash").str.slice(0, 12)).alias("reason"),
+                pl.concat_str([
+                    pl.format("{} {} {} at {}", "variant", pl.col("table"), "hand_id",
+                              pl.col("started_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")),
+                    pl.col("_seats")], separator=": ", ignore_nulls=True).alias("raw"),
+            )
+            .cast(PROBLEMS_SCHEMA)
+        )
+
+    # -- commits --------------------------------------------------------------------
+
+    def _commit(self) -> None:
+        """Commit the pending frames and the manifest rows of every file touched.
+
+        The Parquet files are written by a background thread while the next batches
+        are read; one commit at a time, in order (the previous one is waited for first).
+        """
+        dirty = [run for run in self.runs if run.dirty]
+        if not dirty and self.pending.hand_count == 0 and not self.pending.rejects:
+            return
+        self.wait_for_commit()
+        commit_id = self.next_commit
+        now = dt.datetime.now(dt.UTC)
+        imports = _imports_frame([run.manifest_row(self.import_id, commit_id, now)
+                                  for run in dirty])
+        frames = {"hands": (list(self.pending.hands), HANDS_SCHEMA),
+                  "seats": (list(self.pending.seats), SEATS_SCHEMA),
+                  "streets": (list(self.pending.streets), STREETS_SCHEMA),
+                  "rejects": (list(self.pending.rejects), PROBLEMS_SCHEMA),
+                  "hand_keys": (list(self.pending.keys), HAND_KEYS_SCHEMA),
+                  "imports": ([imports], IMPORTS_SCHEMA)}
+        meta = {"import_id": self.import_id, "hands": self.pending.hand_count,
+                "files": [run.source.name for run in dirty]}
+        self.in_flight_hands = frames["hands"][0]
+        self.in_flight = self.committer.submit(self._write_commit, frames, meta, commit_id)
+        self.next_commit += 1
+        self.commits += 1
+        for run in dirty:
+            run.written()
+        self.runs = [run for run in self.runs if run.status is ImportStatus.PARTIAL]
+        self.pending.clear()
+
+    def _write_commit(self, frames: dict[str, tuple[list[pl.DataFrame], pl.Schema]],
+                      meta: dict[str, Any], expected: int) -> None:
+        adds = [PendingFile(table, _concat(parts, schema))
+                for table, (parts, schema) in frames.items()]
+        committed = self.warehouse.commit(adds, action="ingest", meta=meta)
+        if committed != expected:  # the manifest rows name the commit: they must agree
+            raise IngestError(f"internal: commit {committed} written as {expected}")
+
+    def wait_for_commit(self) -> None:
+        """Wait for the commit being written (re-raising its error, if any)."""
+        if self.in_flight is not None:
+            future, self.in_flight = self.in_flight, None
+            future.result()
+            self.in_flight_hands = []
+
+    def close(self) -> None:
+        """Finish the commit in flight (also when interrupted: it is whole or absent)."""
+        try:
+            self.wait_for_commit()
+        finally:
+            self.committer.shutdown(wait=True)
+
+    def compact(self) -> int:
+        """Merge the small files of tables that have accumulated many (after the run)."""
+        merged = 0
+        for table in TABLES:
+            small = [f for f in self.warehouse.state().table_files(table)
+                     if f.rows < COMPACT_SMALL_ROWS]
+            if len(small) >= COMPACT_SMALL_FILES:
+                merged += self.warehouse.compact(table, target_rows=COMPACT_TARGET_ROWS,
+                                                 small_rows=COMPACT_SMALL_ROWS)
+        return merged
+
+    def _report(self, current: str | None) -> None:
+        if self.progress is None:
+            return
+        self.progress(IngestProgress(
+            files_done=self.files_done, files_total=self.files_total,
+            bytes_done=min(self.counter.count, self.bytes_total),
+            bytes_total=self.bytes_total, hands_read=self.hands_read,
+            hands_stored=self.hands_stored, seconds=time.perf_counter() - self.started,
+            current=current))
+
+
+def _concat(frames: list[pl.DataFrame], schema: pl.Schema) -> pl.DataFrame:
+    # No rechunk: the Parquet writer takes the chunks as they are, without a copy.
+    return pl.concat(frames, how="vertical", rechunk=False) if frames else schema.to_frame()
+
+
+def _imports_frame(rows: list[dict[str, Any]]) -> pl.DataFrame:
+    frame = pl.DataFrame(rows, schema_overrides={"mtime": pl.Int64}, strict=False)
+    return frame.select(
+        pl.col(name).cast(pl.Datetime("ns", "UTC")) if name == "mtime"
+        else pl.col(name).cast(dtype) for name, dtype in IMPORTS_SCHEMA.items())
+
+
+@dataclass(frozen=True)
+class _Resolved:
+    """The first copies of hands repeated in a batch (see :func:`_first_copies`)."""
+
+    hands: pl.DataFrame
+    seats: pl.DataFrame
+    streets: pl.DataFrame
+    unresolved: pl.DataFrame  # (site, hand_id) of hands whose seats could not be found
+    streets_dropped: int
+
+
+def _first_copies(hands: pl.DataFrame, seats: pl.DataFrame, streets: pl.DataFrame,
+                  all_ids: pl.DataFrame) -> _Resolved:
+    """Seats and streets of only the first copy of hands that appear twice in a batch.
+
+    Canonical seats and streets name their hand by (site, hand_id) alone, so copies in
+    one batch share them. Identical copies (the usual case: a file holding a hand
+    twice) are resolved in bulk by keeping one of each distinct row. Copies that
+    differ (rare: a conflict inside one batch) go through a per-hand loop that finds
+    the seats whose content hash is the first copy's, then the street actions that
+    fit those seats; a hand whose streets cannot be told apart keeps its boards and
+    loses its streets (``has_streets`` false, counted in ``streets_dropped``).
+    """
+    ids = ["site", "hand_id"]
+    repeated = all_ids.filter(pl.struct(ids).is_duplicated()).unique()
+    if repeated.is_empty():
+        return _Resolved(hands, seats, streets, repeated, 0)
+    seat_copies = seats.join(repeated, on=ids, how="semi").unique(maintain_order=True)
+    street_copies = streets.join(repeated, on=ids, how="semi").unique(maintain_order=True)
+    # Identical copies leave one distinct row per seat and per street action.
+    seats_per_hand = seat_copies.group_by(ids).agg(
+        pl.len().alias("_rows"), pl.col("seat").n_unique().alias("_seats"))
+    ambiguous = pl.concat([
+        seats_per_hand.join(hands.select(*ids, "players"), on=ids, how="left")
+        .filter((pl.col("_rows") != pl.col("_seats"))
+                | (pl.col("_seats") != pl.col("players").cast(pl.UInt32)))
+        .select(ids),
+        street_copies.group_by(*ids, "action_order").len()
+        .filter(pl.col("len") > 1).select(ids),
+    ]).unique()
+    simple = repeated.join(ambiguous, on=ids, how="anti")
+    seat_parts = [seats.join(repeated, on=ids, how="anti", maintain_order="left"),
+                  seat_copies.join(simple, on=ids, how="semi", maintain_order="left")]
+    street_parts = [streets.join(repeated, on=ids, how="anti", maintain_order="left"),
+                    street_copies.join(simple, on=ids, how="semi", maintain_order="left")]
+    no_streets: list[tuple[str, str]] = []
+    unresolved: list[tuple[str, str]] = []
+    for hand in hands.join(ambiguous, on=ids, how="semi").iter_rows(named=True):
+        key = (pl.col("site") == hand["site"]) & (pl.col("hand_id") == hand["hand_id"])
+        chosen = _matching_seats(hand, seat_copies.filter(key))
+        if chosen is None:
+            unresolved.append((hand["site"], hand["hand_id"]))
+            continue
+        seat_parts.append(chosen)
+        fitting = _fitting_streets(chosen, street_copies.filter(key))
+        if fitting is None:
+            no_streets.append((hand["site"], hand["hand_id"]))
+        else:
+            street_parts.append(fitting)
+    gone = pl.DataFrame(unresolved, schema={"site": pl.String, "hand_id": pl.String},
+                        orient="row")
+    hands = hands.join(gone, on=ids, how="anti", maintain_order="left")
+    if no_streets:
+        hands = hands.with_columns(
+            pl.when(pl.struct(ids).is_in(
+                pl.DataFrame(no_streets, schema=gone.schema, orient="row")
+                .select(pl.struct(ids)).to_series().implode()))
+            .then(pl.lit(False)).otherwise(pl.col("has_streets")).alias("has_streets"))
+    return _Resolved(hands, pl.concat(seat_parts), pl.concat(street_parts), gone,
+                     len(no_streets))
+
+
+MAX_SEAT_COMBINATIONS = 4096
+
+
+def _matching_seats(hand: dict[str, Any], candidates: pl.DataFrame) -> pl.DataFrame | None:
+    """The seats among ``candidates`` whose content hash is the hand's, or None."""
+    by_seat = candidates.partition_by("seat", maintain_order=True)
+    players = int(hand["players"])
+    if len(by_seat) == players and all(part.height == 1 for part in by_seat):
+        return candidates  # identical copies: one row per seat
+    options = []
+    for seat_numbers in itertools.combinations(range(len(by_seat)), players):
+        for rows in itertools.product(*(range(by_seat[s].height) for s in seat_numbers)):
+            options.append([(s, r) for s, r in zip(seat_numbers, rows, strict=True)])
+            if len(options) >= MAX_SEAT_COMBINATIONS:
+                break
+    if not options:
+        return None
+    seats = pl.concat([by_seat[s].slice(r, 1).with_columns(pl.lit(number).alias("record"))
+                       for number, option in enumerate(options) for s, r in option])
+    hands = pl.DataFrame({key: [hand[key]] * len(options) for key in
+                          ("site", "hand_id", "table", "started_at", "variant")},
+                         schema_overrides={"started_at": pl.Datetime("us", "UTC")}
+                         ).with_row_index("record").with_columns(pl.col("record").cast(pl.Int64))
+    hashes = content_hash(hands, seats.with_columns(pl.col("record").cast(pl.Int64)))
+    matches = np.flatnonzero((hashes == hand["content_hash"]).to_numpy())
+    if len(matches) == 0:
+        return None
+    return seats.filter(pl.col("record") == int(matches[0])).drop("record")
+
+
+def _fitting_streets(seats: pl.DataFrame, streets: pl.DataFrame) -> pl.DataFrame | None:
+    """The street rows of one hand that fit its chosen seats (one per action), or None."""
+    if streets.is_empty():
+        return streets
+    if streets["action_order"].n_unique() == streets.height:
+        return streets  # identical copies
+    boards = seats.select(
+        "seat", pl.col("cards").arr.to_list().alias("cards"),
+        pl.col("discards").fill_null(""))
+    joined = streets.join(boards, on="seat", how="inner", maintain_order="left")
+    row_cards = (pl.when(pl.col("row") == "top").then(pl.col("cards").list.slice(0, 3))
+                 .when(pl.col("row") == "middle").then(pl.col("cards").list.slice(3, 5))
+                 .otherwise(pl.col("cards").list.slice(8, 5)))
+    fits = joined.filter(
+        pl.when(pl.col("action") == "discard")
+        .then(pl.col("discards").str.split(" ").list.contains(card_names_expr(pl.col("card"))))
+        .otherwise(row_cards.list.contains(pl.col("card"))))
+    counts = fits.group_by("action_order").len()
+    if (counts["len"] != 1).any() or counts.height != streets["action_order"].n_unique():
+        return None
+    return fits.select(streets.columns)
+
+
+def _as_format(fmt: Format | str | None) -> Format | None:
+    if fmt is None or str(fmt).lower() == "auto":
+        return None
+    try:
+        return Format(str(fmt).lower())
+    except ValueError:
+        choices = ", ".join(["auto", *(f.value for f in Format)])
+        raise UnknownFormatOptionError(f"unknown format {fmt!r} (choose from {choices})"
+                                       ) from None
+
+
+def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None = None,
+           fmt: Format | str = "auto", strict: bool = False,
+           progress: ProgressCallback | None = None, *, lock_timeout: float = LOCK_TIMEOUT,
+           commit_hands: int = COMMIT_HANDS, batch_hands: int = READ_BATCH_HANDS,
+           compact: bool = True) -> IngestSummary:
+    """Import hand-history files, folders, globs and archives into a warehouse.
+
+    Every new hand is stored once, keyed by (site, hand_id); a file imported before
+    is skipped, or read from where the last import stopped if it grew. Bad hands and
+    unreadable files go to the ``rejects`` table; the good hands around them import.
+
+    Args:
+        paths: files, folders (walked recursively), globs; ``.gz .bz2 .xz .zip`` too.
+        warehouse: the warehouse folder (created on first use), a :class:`Warehouse`,
+            or None for ``$OFC_STATS_WAREHOUSE`` or ``./warehouse``.
+        fmt: ``auto`` (sniff each file) or a :class:`Format` to force.
+        strict: raise :class:`RejectedHandsError` at the end (after committing) if
+            anything was rejected or conflicted.
+        progress: called with an :class:`IngestProgress` after each batch and file.
+        lock_timeout: seconds to wait for another writer to finish.
+        commit_hands: new hands per commit (and what a kill can lose at most).
+        batch_hands: hands per reader batch.
+        compact: merge small files once tables have many.
+
+    Returns:
+        What was read, stored, skipped and set aside.
+
+    Raises:
+        SourceError: a path that does not exist or a glob that matches nothing.
+        UnknownFormatOptionError: ``fmt`` is not a format.
+        WarehouseError: the warehouse is busy (after ``lock_timeout``) or invalid.
+        RejectedHandsError: ``strict`` and something was set aside.
+    """
+    started = time.perf_counter()
+    forced = _as_format(fmt)
+    store = (warehouse if isinstance(warehouse, Warehouse)
+             else Warehouse.open(warehouse if warehouse is not None else default_warehouse(),
+                                 create=True))
+    files, ignored = find_files(paths, exclude=store.root)
+    with store.writing(timeout=lock_timeout):
+        run = _Ingestion(store, forced, progress=progress, commit_hands=commit_hands,
+                         batch_hands=batch_hands, started=started)
+        try:
+            run.run(files)
+        finally:
+            run.close()
+        compacted = run.compact() if compact else 0
+    summary = IngestSummary(
+        warehouse=str(store.root), files=run.files_total, files_read=run.files_read,
+        files_unchanged=run.files_unchanged, files_failed=run.files_failed,
+        files_ignored=ignored, bytes_read=run.counter.count, hands_read=run.hands_read,
+        hands_stored=run.hands_stored, duplicates=run.duplicates, conflicts=run.conflicts,
+        rejected=run.rejected, problems_by_kind=dict(run.kinds), commits=run.commits,
+        files_compacted=compacted, seconds=time.perf_counter() - started)
+    if strict and summary.problem_text() is not None:
+        raise RejectedHandsError(summary)
+    return summary

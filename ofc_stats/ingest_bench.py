@@ -1,0 +1,152 @@
+"""The ingest benchmark: write hands in each format, ingest them, measure.
+
+``ofc-stats bench ingest`` generates Pineapple hands (3 players, every placement and
+discard as a street action, some Fantasyland hands, like a room's history), writes
+them with each format's writer to a temporary folder, and ingests each file into a
+fresh warehouse in its own process, so that the peak memory it reports is the
+ingest's alone. It then ingests the same hands again under another file name (every
+hand a duplicate) to show what dedupe costs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import cast
+
+from ofc_stats.bench import peak_memory_mb
+from ofc_stats.canonical import CanonicalBatch
+from ofc_stats.formats import SNIFF_BYTES, Format, get_writer
+from ofc_stats.formats.samples import sample_hands
+
+GENERATE_BATCH = 50_000
+SUFFIXES = {Format.JSONL: "jsonl", Format.TEXT: "txt", Format.CSV: "csv", Format.FPDB: "json"}
+
+
+@dataclass(frozen=True)
+class IngestBenchmark:
+    """What ingesting one format's file measured."""
+
+    format: str
+    hands: int
+    megabytes: float
+    seconds: float
+    hands_per_second: float
+    megabytes_per_second: float
+    peak_memory_mb: float
+    duplicate_seconds: float  # ingesting the same hands again under another name
+    duplicate_hands_per_second: float
+    reader_seconds: float  # the format's reader alone over the same file, for comparison
+    write_seconds: float  # writing the input file (not part of the ingest)
+
+    @property
+    def reader_share(self) -> float:
+        """The share of the ingest's time its reader alone takes."""
+        return self.reader_seconds / self.seconds if self.seconds > 0 else 0.0
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values, for JSON output."""
+        return {**asdict(self), "reader_share": round(self.reader_share, 3)}
+
+    def report(self) -> str:
+        """One paragraph of text."""
+        return (
+            f"{self.format:6s} {self.hands:,} hands, {self.megabytes:,.1f} MB ingested in "
+            f"{self.seconds:.2f} s: {self.hands_per_second:,.0f} hands/s, "
+            f"{self.megabytes_per_second:,.1f} MB/s, peak memory "
+            f"{self.peak_memory_mb:,.0f} MiB\n"
+            f"       the reader alone: {self.reader_seconds:.2f} s "
+            f"({self.reader_share:.0%} of the ingest); again as duplicates: "
+            f"{self.duplicate_seconds:.2f} s, {self.duplicate_hands_per_second:,.0f} hands/s"
+        )
+
+
+def sample_batches(hands: int, seed: int = 0, batch: int = GENERATE_BATCH
+                   ) -> Iterator[CanonicalBatch]:
+    """``hands`` random Pineapple hands with streets (:mod:`ofc_stats.formats.samples`),
+    in batches with distinct hand ids."""
+    for number, first in enumerate(range(0, hands, batch)):
+        yield sample_hands(min(batch, hands - first), 3, seed=seed * 1_000_000 + number,
+                           site="bench")
+
+
+def write_format(fmt: Format | str, path: Path, hands: int, seed: int = 0) -> int:
+    """Write ``hands`` synthetic hands to ``path`` in format ``fmt``; returns the count."""
+    with open(path, "wb") as stream:
+        return get_writer(fmt).write(sample_batches(hands, seed), stream)
+
+
+def process_peak_mb() -> float:
+    """This process's peak resident memory in MiB.
+
+    ``VmHWM`` on Linux, which starts afresh in a new program; ``ru_maxrss`` (what
+    :func:`ofc_stats.bench.peak_memory_mb` reads) would carry the peak of the process
+    that started it.
+    """
+    with contextlib.suppress(OSError):
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    return peak_memory_mb()
+
+
+def _ingest_child(path: str, warehouse: str, results: multiprocessing.Queue[object]) -> None:
+    from ofc_stats.formats import get_reader, sniff
+    from ofc_stats.ingest import READ_BATCH_HANDS, ingest
+
+    first = ingest([path], warehouse)
+    peak = process_peak_mb()
+    duplicate = Path(path).with_name("again-" + Path(path).name)
+    shutil.copyfile(path, duplicate)
+    again = ingest([duplicate], warehouse)
+    duplicate.unlink()
+    started = time.perf_counter()
+    with open(path, "rb") as stream:
+        reader = get_reader(sniff(stream.read(SNIFF_BYTES), path))
+        stream.seek(0)
+        for _ in reader.read(stream, path, batch_hands=READ_BATCH_HANDS):
+            pass
+    reader_seconds = time.perf_counter() - started
+    results.put((first.as_dict(), again.as_dict(), peak, reader_seconds))
+
+
+def benchmark_ingest(hands: int = 200_000, formats: Sequence[str] | None = None,
+                     seed: int = 0) -> list[IngestBenchmark]:
+    """Measure ingest end to end (reading, dedupe, Parquet) for each format.
+
+    Each format's file is ingested by a fresh process (``spawn``): first into an empty
+    warehouse (the figures and peak memory reported), then again under another name
+    (all duplicates), then read by the format's reader alone, to show what ingest
+    adds to reading.
+    """
+    chosen = [Format(fmt) for fmt in formats] if formats else list(Format)
+    results = []
+    context = multiprocessing.get_context("spawn")
+    with tempfile.TemporaryDirectory(prefix="ofc-bench-ingest-") as folder:
+        for fmt in chosen:
+            path = Path(folder) / f"bench-{fmt}.{SUFFIXES[fmt]}"
+            started = time.perf_counter()
+            written = write_format(fmt, path, hands, seed)
+            write_seconds = time.perf_counter() - started
+            queue: multiprocessing.Queue[object] = context.Queue()
+            child = context.Process(target=_ingest_child,
+                                    args=(str(path), str(Path(folder) / f"wh-{fmt}"), queue))
+            child.start()
+            first, again, peak, reader_seconds = cast(
+                tuple[dict[str, float], dict[str, float], float, float], queue.get())
+            child.join()
+            results.append(IngestBenchmark(
+                format=str(fmt), hands=written, megabytes=path.stat().st_size / 1e6,
+                seconds=first["seconds"], hands_per_second=first["hands_per_second"],
+                megabytes_per_second=first["megabytes_per_second"], peak_memory_mb=peak,
+                duplicate_seconds=again["seconds"],
+                duplicate_hands_per_second=again["hands_per_second"],
+                reader_seconds=reader_seconds, write_seconds=write_seconds))
+            path.unlink()
+    return results

@@ -1,0 +1,524 @@
+"""A simulation written as hand-history files, with file faults and their ground truth.
+
+One file per table (``<table>.<ext>``), formats taken in turn when several are
+asked for, so a folder holds every hand once. File faults are made in the bytes a
+writer produced: a mangled card, a JSON line cut short, a file whose last hand is
+half-written, a hand written twice in a file, a table exported as two files that
+overlap by a hand. With ``broken_file`` they all go to one separate file instead
+(the hands concerned leave their table files), which is how ``sample_data/`` shows
+them. Every fault, record faults included, is listed in ``faults.tsv``.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import io
+import itertools
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+
+from ofc_stats.canonical import CanonicalBatch
+from ofc_stats.formats import Format, FormatWriter, get_writer
+from ofc_stats.simulate import Simulation
+from ofc_stats.simulate.config import Fault, FaultKind, SimulationConfig, SimulationError
+
+FAULTS_FILE = "faults.tsv"
+FAULT_COLUMNS = ("kind", "site", "hand_id", "table", "player", "file", "audit_kind", "details")
+EXTENSIONS = {Format.JSONL: ".jsonl", Format.TEXT: ".txt", Format.CSV: ".csv",
+              Format.FPDB: ".json"}
+FILE_FAULTS = (FaultKind.CORRUPT_CARD, FaultKind.BROKEN_LINE, FaultKind.TRUNCATED,
+               FaultKind.DUPLICATE_IN_FILE, FaultKind.DUPLICATE_ACROSS_FILES)
+# A card as any format writes it, not inside a longer word.
+CARD_TOKEN = re.compile(rb"(?<![0-9A-Za-z])(?:10|[2-9TJQKA])[cdhs](?![0-9A-Za-z])")
+
+
+@dataclass(frozen=True)
+class WrittenSimulation:
+    """The files written (relative to the output folder) and every injected fault."""
+
+    folder: Path
+    files: tuple[str, ...]
+    faults: tuple[Fault, ...]
+    hands: int
+
+    @property
+    def faults_file(self) -> Path:
+        """The ground-truth file."""
+        return self.folder / FAULTS_FILE
+
+
+def writer_for(fmt: Format | str) -> FormatWriter:
+    """The writer of a format, or a clear error if that writer does not exist yet."""
+    try:
+        return get_writer(fmt)
+    except ModuleNotFoundError:
+        raise SimulationError(f"no writer for format {fmt!s} yet") from None
+
+
+def _slice_batch(batch: CanonicalBatch, first: int, end: int) -> CanonicalBatch:
+    """Hands ``first:end`` of a batch (its frames are in hand order)."""
+    hands = batch.hands.slice(first, end - first)
+    keys = hands.select("site", "hand_id")
+    return CanonicalBatch(
+        hands=hands,
+        seats=batch.seats.join(keys, on=["site", "hand_id"], how="semi", maintain_order="left"),
+        streets=batch.streets.join(keys, on=["site", "hand_id"], how="semi",
+                                   maintain_order="left"),
+        problems=batch.problems.clear())
+
+
+def _hand_start(data: bytes, hand_id: str) -> int:
+    """Where a hand starts in ``data``: the line where its id first appears."""
+    found = re.compile(re.escape(hand_id.encode()) + rb"(?!\d)").search(data)
+    if found is None:
+        raise SimulationError(f"hand {hand_id} not found in the written bytes")
+    return data.rfind(b"\n", 0, found.start()) + 1
+
+
+def _hand_extent(data: bytes, hand_ids: Sequence[str], index: int) -> tuple[int, int]:
+    """The bytes of hand ``index`` of ``hand_ids`` (written in that order): from its
+    start to the next hand's."""
+    end = _hand_start(data, hand_ids[index + 1]) if index + 1 < len(hand_ids) else len(data)
+    return _hand_start(data, hand_ids[index]), end
+
+
+def corrupt_card(data: bytes, start: int, end: int) -> tuple[bytes, str]:
+    """Mangle the first card written in ``data[start:end]`` (``Kd`` becomes ``Kx``)."""
+    found = CARD_TOKEN.search(data, start, end)
+    if found is None:
+        raise SimulationError("no card to corrupt in the hand's bytes")
+    card = found.group().decode()
+    mangled = card[:-1] + "x"
+    return (data[:found.start()] + mangled.encode() + data[found.end():],
+            f"card {card} written as {mangled}")
+
+
+def break_line(data: bytes, start: int, end: int) -> tuple[bytes, str]:
+    """Cut the hand's first line in half (JSON Lines: the hand no longer parses)."""
+    line_end = data.find(b"\n", start, end)
+    line_end = end if line_end < 0 else line_end
+    cut = start + (line_end - start) // 2
+    return data[:cut] + data[line_end:], f"line cut after {cut - start} of {line_end - start} bytes"
+
+
+def truncate_last(data: bytes, start: int) -> tuple[bytes, str]:
+    """End the file half-way through the hand starting at ``start``."""
+    cut = start + (len(data) - start) // 2
+    return data[:cut], f"file ends {cut - start} bytes into the hand's {len(data) - start}"
+
+
+@dataclass
+class _Item:
+    """A piece of a table's history for the writer, with the faults due in it.
+
+    ``split`` (no hands): end the file here and go on in the table's next file.
+    ``copies``: hand indices written again after the piece (duplicates in a file).
+    """
+
+    part: CanonicalBatch | None
+    due: list[tuple[FaultKind, int]] = field(default_factory=list)
+    last: bool = False
+    split: bool = False
+
+
+class _Capture(io.RawIOBase):
+    """The stream a writer writes into: bytes wait here until their faults are made."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.data = bytearray()
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: bytes | bytearray | memoryview) -> int:  # type: ignore[override]
+        self.data += data
+        return len(data)
+
+
+class _Writer:
+    """Streams a simulation's batches into per-table files and makes file faults.
+
+    Each file is one call of its format's writer (so a header is written once), fed
+    by a generator; between two pieces the generator makes the faults due in the
+    bytes the writer has just written and moves them to the file.
+    """
+
+    def __init__(self, simulation: Simulation, folder: Path, formats: Sequence[Format],
+                 broken_file: str | None, compress: bool) -> None:
+        self.simulation = simulation
+        self.compress = compress
+        self.folder = folder
+        self.formats = formats
+        self.writers = {fmt: writer_for(fmt) for fmt in formats}
+        self.broken_file = broken_file
+        config = simulation.config
+        rng = np.random.default_rng(np.random.SeedSequence([config.seed, 7]))
+        self.rng = rng
+        tables = simulation.tables
+        # Formats in turn, shifted every round so variants and formats mix.
+        self.table_format = {
+            table.name: formats[(index + index // len(formats)) % len(formats)]
+            for index, table in enumerate(tables)}
+        self.table_code = {table.name: table.code for table in tables}
+        # Which tables receive each file fault, drawn in proportion to their hands.
+        weights = np.array([table.hands for table in tables], dtype=np.float64)
+        self.targets: dict[str, list[FaultKind]] = {}
+        for kind in FILE_FAULTS:
+            for index in rng.choice(len(tables), size=config.faults.get(kind, 0),
+                                    p=weights / weights.sum()).tolist():
+                self.targets.setdefault(tables[index].name, []).append(kind)
+        self.carried: list[FaultKind] = []  # faults a smaller table had no room for
+        self.files: list[str] = []
+        self.faults: list[Fault] = []
+        self.hand_files: dict[str, str] = {}
+        # Broken-file mode: (hand, fault, the table file it came from).
+        self.broken_batches: list[tuple[CanonicalBatch, FaultKind, str]] = []
+        self.hands = 0
+
+    def run(self, batches: Iterable[CanonicalBatch]) -> None:
+        for table, pieces in itertools.groupby(self._table_parts(batches),
+                                               key=lambda item: item[0]):
+            self._write_table(table, (part for _, part in pieces))
+        if self.broken_file is not None and self.broken_batches:
+            self._write_broken()
+
+    @staticmethod
+    def _table_parts(batches: Iterable[CanonicalBatch]) -> Iterator[tuple[str, CanonicalBatch]]:
+        """(table, its hands in this batch), in order."""
+        for batch in batches:
+            runs = batch.hands["table"].rle()
+            first = 0
+            for length, table in zip(runs.struct.field("len").to_list(),
+                                     runs.struct.field("value").to_list(), strict=True):
+                yield str(table), _slice_batch(batch, first, first + length)
+                first += length
+
+    def _write_table(self, table: str, parts: Iterator[CanonicalBatch]) -> None:
+        fmt = self.table_format[table]
+        name = self.table_code[table] + EXTENSIONS[fmt] + (".gz" if self.compress else "")
+        kinds = self.targets.pop(table, []) + self.carried
+        self.carried = []
+        items = self._items(table, name, self._planned(parts, kinds))
+        number = 1
+        while True:
+            self._new_file(name)
+            capture = _Capture()
+            ended = {"split": False}
+            self.writers[fmt].write(self._feed(items, name, fmt, capture, ended),
+                                    capture)  # type: ignore[arg-type]
+            self._append(name, bytes(capture.data))
+            if not ended["split"]:
+                break
+            number += 1
+            stem, dot, suffixes = name.partition(".")
+            following = f"{stem.rsplit('-', 1)[0] if number > 2 else stem}-{number}{dot}{suffixes}"
+            # The hand the two files share: its fault is in the second file.
+            shared = max(i for i, fault in enumerate(self.faults)
+                         if fault.kind is FaultKind.DUPLICATE_ACROSS_FILES and not fault.file)
+            self.faults[shared] = replace(
+                self.faults[shared], file=following,
+                details=f"the table's export is split in two files that share this hand: "
+                        f"the last of {name} is the first of {following}")
+            name = following
+        self.carried.extend(kinds)
+
+    def _planned(self, parts: Iterator[CanonicalBatch], kinds: list[FaultKind]
+                 ) -> Iterator[_Item]:
+        """The table's parts with the file faults due in each (``kinds`` shrinks)."""
+        pending: CanonicalBatch | None = None
+        for part in itertools.chain(parts, [None]):
+            if pending is not None:
+                yield _Item(pending, self._due(pending, kinds, last=part is None),
+                            last=part is None)
+            pending = part
+
+    def _due(self, part: CanonicalBatch, kinds: list[FaultKind], last: bool
+             ) -> list[tuple[FaultKind, int]]:
+        """Pick hands of ``part`` for the faults still due at its table."""
+        due: list[tuple[FaultKind, int]] = []
+        if not kinds:
+            return due
+        # Hands a file fault may take: not protected, not a part's first or last.
+        hands = part.hands.height
+        free = ~part.hands["hand_id"].is_in(list(self.simulation.protected))
+        indices = free.arg_true()
+        usable = indices.filter((indices > 0) & (indices < hands - 1)).to_list()
+        last_free = hands > 1 and bool(free[-1])
+        for kind in list(kinds):
+            if kind is FaultKind.TRUNCATED:
+                if last and last_free:
+                    due.append((kind, hands - 1))
+                    kinds.remove(kind)
+                continue
+            if not usable or (self.rng.random() > 0.5 and not last):
+                continue  # wait for a later part of the table, now and then
+            index = usable.pop(int(self.rng.integers(len(usable))))
+            due.append((kind, index))
+            kinds.remove(kind)
+        return due
+
+    def _items(self, table: str, name: str, planned: Iterator[_Item]) -> Iterator[_Item]:
+        """Set faulty hands aside (broken-file mode), or cut a part where the table's
+        export is split in two files that share a hand."""
+        fmt = self.formats[0] if self.broken_file is not None else self.table_format[table]
+        for item in planned:
+            assert item.part is not None
+            if fmt is Format.CSV:
+                # A CSV hand is a run of rows: the same hand twice in one file cannot
+                # be told from a hand whose rows are scattered. Share it with another
+                # file instead.
+                item.due = [(FaultKind.DUPLICATE_ACROSS_FILES if kind
+                             is FaultKind.DUPLICATE_IN_FILE else kind, index)
+                            for kind, index in item.due]
+            if self.broken_file is not None:
+                yield _Item(self._set_aside(item.part, item.due, name), [], item.last)
+                continue
+            splits = sorted(index for kind, index in item.due
+                            if kind is FaultKind.DUPLICATE_ACROSS_FILES)
+            others = [(kind, index) for kind, index in item.due
+                      if kind is not FaultKind.DUPLICATE_ACROSS_FILES]
+            first = 0
+            for split in splits:
+                self._fault(FaultKind.DUPLICATE_ACROSS_FILES, item.part, split, "", "")
+                yield _Item(_slice_batch(item.part, first, split + 1),
+                            [(kind, i - first) for kind, i in others if first <= i <= split])
+                yield _Item(None, split=True)
+                self.hands -= 1  # written in both files
+                first = split
+            yield _Item(_slice_batch(item.part, first, item.part.hands.height),
+                        [(kind, i - first) for kind, i in others if not splits or i > first],
+                        item.last)
+
+    def _feed(self, items: Iterator[_Item], name: str, fmt: Format, capture: _Capture,
+              ended: dict[str, bool]) -> Iterator[CanonicalBatch]:
+        """Hand pieces to the writer; after each, make its faults in what it wrote."""
+        for item in items:
+            if item.split:
+                ended["split"] = True
+                return
+            assert item.part is not None
+            self._record_files(item.part, name)
+            yield item.part
+            copies = [index for kind, index in item.due if kind is FaultKind.DUPLICATE_IN_FILE]
+            self._make_faults(item, name, fmt, capture)
+            for index in copies:
+                self._fault(FaultKind.DUPLICATE_IN_FILE, item.part, index, name,
+                            "the hand is written twice, the copy after the batch it belongs to")
+                yield _slice_batch(item.part, index, index + 1)
+            self._append(name, bytes(capture.data))
+            capture.data.clear()
+
+    def _record_files(self, part: CanonicalBatch, name: str) -> None:
+        """Count the hands, and note the files of the hands record faults name."""
+        ids = part.hands["hand_id"]
+        wanted = ids.is_in([fault.hand_id for fault in self.simulation.faults])
+        for hand_id in ids.filter(wanted).to_list():
+            self.hand_files.setdefault(hand_id, name)
+        self.hands += part.hands.height
+
+    def _make_faults(self, item: _Item, name: str, fmt: Format, capture: _Capture) -> None:
+        byte_faults = [(kind, index) for kind, index in item.due if kind in (
+            FaultKind.CORRUPT_CARD, FaultKind.BROKEN_LINE, FaultKind.TRUNCATED)]
+        if not byte_faults:
+            return
+        assert item.part is not None
+        data = bytes(capture.data)
+        hand_ids = item.part.hands["hand_id"].to_list()
+        extents = {index: _hand_extent(data, hand_ids, index) for _, index in byte_faults}
+        # From the end of the bytes backwards, so earlier extents stay valid.
+        for kind, index in sorted(byte_faults, key=lambda entry: -entry[1]):
+            start, end = extents[index]
+            if kind is FaultKind.TRUNCATED:
+                data, details = truncate_last(data, start)
+            elif kind is FaultKind.BROKEN_LINE and fmt is Format.JSONL:
+                data, details = break_line(data, start, end)
+            else:
+                kind = FaultKind.CORRUPT_CARD
+                data, details = corrupt_card(data, start, end)
+            self._fault(kind, item.part, index, name, details)
+            self.hands -= 1
+        capture.data[:] = data
+
+    def _fault(self, kind: FaultKind, part: CanonicalBatch, index: int, file: str,
+               details: str) -> None:
+        hand = part.hands.row(index, named=True)
+        self.faults.append(Fault(hand["site"], hand["hand_id"], kind, details,
+                                 table=hand["table"], file=file))
+
+    def _render(self, fmt: Format, parts: list[CanonicalBatch]) -> bytes:
+        buffer = io.BytesIO()
+        self.writers[fmt].write(parts, buffer)
+        return buffer.getvalue()
+
+    def _new_file(self, name: str) -> None:
+        (self.folder / name).unlink(missing_ok=True)
+        self.files.append(name)
+
+    def _append(self, name: str, data: bytes) -> None:
+        """Add bytes to a file (gzip members when compressing: the file stays valid)."""
+        path = self.folder / name
+        if not name.endswith(".gz"):
+            with path.open("ab") as stream:
+                stream.write(data)
+        elif data or not path.exists():
+            # mtime 0: the same simulation gives the same bytes.
+            with gzip.GzipFile(path, mode="ab", mtime=0) as stream:
+                stream.write(data)
+
+    def _set_aside(self, part: CanonicalBatch, due: list[tuple[FaultKind, int]], file: str
+                   ) -> CanonicalBatch:
+        """Broken-file mode: move the faulty hands out of the table's part."""
+        moved = set()
+        for kind, index in due:
+            self.broken_batches.append((_slice_batch(part, index, index + 1), kind, file))
+            if kind is not FaultKind.DUPLICATE_ACROSS_FILES:
+                moved.add(index)
+        return _drop_hands(part, moved) if moved else part
+
+    def _write_broken(self) -> None:
+        """All file faults in one file: duplicates, corrupt hands, a truncated end."""
+        assert self.broken_file is not None
+        fmt = self.formats[0]
+        name = self.broken_file + EXTENSIONS[fmt]
+        order = {FaultKind.DUPLICATE_ACROSS_FILES: 0, FaultKind.DUPLICATE_IN_FILE: 1,
+                 FaultKind.CORRUPT_CARD: 2, FaultKind.BROKEN_LINE: 3, FaultKind.TRUNCATED: 4}
+        entries = sorted(self.broken_batches, key=lambda entry: order[entry[1]])
+        parts = []
+        for hand, kind, _ in entries:
+            parts.append(hand)
+            if kind is FaultKind.DUPLICATE_IN_FILE:
+                parts.append(hand)
+                self.hands += 1  # intact here, and in no table file
+        data = self._render(fmt, parts)
+        hand_ids = [part.hands["hand_id"].item() for part in parts]
+        index = len(hand_ids)
+        for hand, kind, table_file in reversed(entries):
+            index -= 2 if kind is FaultKind.DUPLICATE_IN_FILE else 1
+            start, end = _hand_extent(data, hand_ids, index)
+            details = {FaultKind.DUPLICATE_ACROSS_FILES: f"also in {table_file}",
+                       FaultKind.DUPLICATE_IN_FILE: "the hand is written twice in a row"}.get(
+                           kind, "")
+            if kind is FaultKind.TRUNCATED:
+                data, details = truncate_last(data, start)
+            elif kind is FaultKind.BROKEN_LINE and fmt is Format.JSONL:
+                data, details = break_line(data, start, end)
+            elif kind in (FaultKind.CORRUPT_CARD, FaultKind.BROKEN_LINE):
+                kind = FaultKind.CORRUPT_CARD
+                data, details = corrupt_card(data, start, end)
+            row = hand.hands.row(0, named=True)
+            self.faults.append(Fault(row["site"], row["hand_id"], kind, details,
+                                     table=row["table"], file=name))
+        (self.folder / name).write_bytes(data)
+        self.files.append(name)
+
+
+def _drop_hands(part: CanonicalBatch, indices: set[int]) -> CanonicalBatch:
+    keep = pl.Series([i not in indices for i in range(part.hands.height)])
+    hands = part.hands.filter(keep)
+    keys = hands.select("site", "hand_id")
+    return CanonicalBatch(
+        hands=hands,
+        seats=part.seats.join(keys, on=["site", "hand_id"], how="semi", maintain_order="left"),
+        streets=part.streets.join(keys, on=["site", "hand_id"], how="semi",
+                                  maintain_order="left"),
+        problems=part.problems)
+
+
+def write_faults(path: Path, faults: Iterable[Fault]) -> None:
+    """The ground truth as tab-separated text, one fault per line, with a header."""
+    with path.open("w", encoding="utf-8", newline="") as stream:
+        writer = csv.DictWriter(stream, fieldnames=FAULT_COLUMNS, delimiter="\t",
+                                lineterminator="\n")
+        writer.writeheader()
+        for fault in faults:
+            writer.writerow({**fault.as_row(), "audit_kind": fault.kind.audit_kind})
+
+
+def read_faults(path: Path) -> list[Fault]:
+    """The faults of a ground-truth file written by :func:`write_faults`."""
+    with path.open(encoding="utf-8", newline="") as stream:
+        return [Fault(row["site"], row["hand_id"], FaultKind(row["kind"]), row["details"],
+                      table=row["table"], player=row["player"], file=row["file"])
+                for row in csv.DictReader(stream, delimiter="\t")]
+
+
+def write_simulation(config: SimulationConfig, folder: Path | str,
+                     formats: Sequence[Format | str] | Format | str = Format.JSONL,
+                     broken_file: str | None = None, compress: bool = False
+                     ) -> WrittenSimulation:
+    """Simulate ``config`` and write it as hand-history files in ``folder``.
+
+    Args:
+        config: the simulation, faults included.
+        folder: where to write (created if missing); files already there with the
+            same names are replaced.
+        formats: one format, several (tables take them in turn), or ``"all"``.
+        broken_file: put every file fault in this one file (name without suffix,
+            written in the first format, never compressed) rather than in the
+            table files.
+        compress: gzip the table files (``.jsonl.gz``...).
+
+    Returns:
+        The files, the faults (also written to ``faults.tsv``) and the hands written
+        intact.
+    """
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    if isinstance(formats, str | Format):
+        formats = [formats]
+    names = [str(fmt).strip().lower() for fmt in formats]
+    if "all" in names:
+        names = list(Format)
+    chosen = [Format(name) if name in set(Format) else _unknown_format(name) for name in names]
+    simulation = Simulation(config)
+    writer = _Writer(simulation, folder, chosen, broken_file, compress)
+    writer.run(simulation)
+    record_faults = [replace(fault, file=writer.hand_files.get(fault.hand_id, ""))
+                     for fault in simulation.faults]
+    faults = tuple(record_faults + writer.faults)
+    write_faults(folder / FAULTS_FILE, faults)
+    return WrittenSimulation(folder, tuple(writer.files), faults, writer.hands)
+
+
+def _unknown_format(name: str) -> Format:
+    known = ", ".join([*Format, "all"])
+    raise SimulationError(f"unknown format {name!r} (one of {known})")
+
+
+# sample_data/: every variant and format, twelve players, every fault kind once or
+# more; the file faults in broken_hands.jsonl, the table files gzipped (size).
+SAMPLE_DATA_CONFIG = SimulationConfig(
+    seed=2024, hands=3000, tables=8, players=12,
+    faults={FaultKind.MIS_SCORED: 3, FaultKind.FL_UNEARNED: 2, FaultKind.FL_MISSING: 2,
+            FaultKind.FL_CARDS: 2, FaultKind.GAP: 3, FaultKind.CORRUPT_CARD: 2,
+            FaultKind.BROKEN_LINE: 1, FaultKind.TRUNCATED: 1,
+            FaultKind.DUPLICATE_IN_FILE: 1, FaultKind.DUPLICATE_ACROSS_FILES: 2})
+SAMPLE_BROKEN_FILE = "broken_hands"
+
+
+def write_sample_data(folder: Path | str, formats: Sequence[Format | str] | None = None
+                      ) -> WrittenSimulation:
+    """Regenerate ``sample_data/``: the files this function wrote before are replaced.
+
+    Args:
+        folder: the sample data folder.
+        formats: the formats to write (default: all four; the broken hands are in
+            the first).
+    """
+    folder = Path(folder)
+    names = {table.code for table in Simulation(SAMPLE_DATA_CONFIG).tables}
+    if folder.is_dir():
+        for path in folder.iterdir():
+            stem = path.name.split(".")[0].rsplit("-", 1)[0]
+            if path.is_file() and (stem in names or path.name == FAULTS_FILE
+                                   or path.name.startswith(SAMPLE_BROKEN_FILE + ".")):
+                path.unlink()
+    return write_simulation(SAMPLE_DATA_CONFIG, folder, formats or list(Format),
+                            broken_file=SAMPLE_BROKEN_FILE, compress=True)

@@ -1,0 +1,392 @@
+"""Where hand histories come from: paths, folders, globs and archives, opened as streams.
+
+:func:`find_files` turns what the user typed into a sorted list of files (walking
+folders, expanding globs); :func:`list_sources` turns one file into the sources it
+holds (itself, or each member of a zip archive), with its compression told from its
+first bytes, not its name. :func:`open_source` opens a source as one decompressed
+binary stream (gzip, bzip2 and xz decompress while streaming; a zip member is read
+in place), counting the bytes read from disk for progress.
+
+:class:`PrefixHashingStream` wraps that stream so ingest knows a SHA-256 of exactly
+the bytes it has imported (up to the last complete hand), and can tell next time
+whether a grown file still starts with them.
+"""
+
+from __future__ import annotations
+
+import bz2
+import contextlib
+import datetime as dt
+import glob
+import gzip
+import hashlib
+import io
+import lzma
+import os
+import zipfile
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import BinaryIO, cast
+
+from ofc_stats.errors import OfcStatsError
+
+# Suffixes a folder walk picks up; a file named on the command line is always read.
+HISTORY_SUFFIXES = frozenset({".jsonl", ".ndjson", ".json", ".txt", ".csv", ".log"})
+COMPRESSED_SUFFIXES = frozenset({".gz", ".bz2", ".xz", ".zip"})
+GLOB_CHARACTERS = frozenset("*?[")
+WAREHOUSE_MARKER = "_log"  # a folder holding this is a warehouse, never read as input
+MAX_PENDING_BYTES = 256 * 1024 * 1024
+
+
+class SourceError(OfcStatsError):
+    """A path on the command line that names no readable input."""
+
+    exit_code = 2
+
+
+class Compression(StrEnum):
+    """How a file's bytes are packed, as stored in the ``imports`` table."""
+
+    NONE = "none"
+    GZIP = "gzip"
+    BZIP2 = "bzip2"
+    XZ = "xz"
+    ZIP = "zip"
+
+
+MAGIC = (
+    (b"\x1f\x8b", Compression.GZIP),
+    (b"BZh", Compression.BZIP2),
+    (b"\xfd7zXZ\x00", Compression.XZ),
+    (b"PK\x03\x04", Compression.ZIP),
+    (b"PK\x05\x06", Compression.ZIP),  # an empty zip archive
+)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One stream of hand histories: a file, or one member of a zip archive.
+
+    ``size`` and ``mtime_ns`` are those of the file on disk (the archive, for a
+    member): when both are unchanged since a complete import, nothing is re-read.
+    """
+
+    path: Path  # absolute
+    member: str | None
+    compression: Compression
+    size: int
+    mtime_ns: int
+
+    @property
+    def name(self) -> str:
+        """How hands and rejects name this source: the path, ``archive.zip!member``."""
+        return str(self.path) if self.member is None else f"{self.path}!{self.member}"
+
+    @property
+    def inner_name(self) -> str:
+        """:attr:`name` without a compression suffix (``a.jsonl.gz`` -> ``a.jsonl``)."""
+        name = self.name
+        if self.compression in (Compression.GZIP, Compression.BZIP2, Compression.XZ):
+            stem, dot, suffix = name.rpartition(".")
+            if dot and f".{suffix.lower()}" in COMPRESSED_SUFFIXES:
+                return stem
+        return name
+
+    @property
+    def mtime(self) -> dt.datetime:
+        """The file's modification time in UTC."""
+        return dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(
+            microseconds=self.mtime_ns // 1000)
+
+
+def _has_glob(text: str) -> bool:
+    return any(character in GLOB_CHARACTERS for character in text)
+
+
+def _is_warehouse(folder: Path) -> bool:
+    return (folder / WAREHOUSE_MARKER).is_dir()
+
+
+def _looks_like_history(path: Path) -> bool:
+    suffixes = [suffix.lower() for suffix in path.suffixes]
+    return bool(suffixes) and (suffixes[-1] in HISTORY_SUFFIXES
+                               or suffixes[-1] in COMPRESSED_SUFFIXES)
+
+
+def _walk(folder: Path, exclude: Path | None) -> tuple[list[Path], list[Path]]:
+    """Files under ``folder`` with history suffixes (sorted), and the files ignored."""
+    found: list[Path] = []
+    ignored: list[Path] = []
+    for root, folders, names in os.walk(folder):
+        here = Path(root)
+        folders[:] = sorted(
+            name for name in folders if not name.startswith(".")
+            and not _is_warehouse(here / name)
+            and (exclude is None or (here / name).resolve() != exclude))
+        for name in sorted(names):
+            if name.startswith("."):
+                continue
+            path = here / name
+            if _looks_like_history(path):
+                found.append(path)
+            else:
+                ignored.append(path)
+    return found, ignored
+
+
+def find_files(paths: Iterable[str | Path], exclude: Path | None = None
+               ) -> tuple[list[Path], int]:
+    """The files that ``paths`` name, resolved, in order, each once.
+
+    A file is taken as it is; a folder is walked recursively for files with history
+    suffixes (``.jsonl .ndjson .json .txt .csv .log``, optionally compressed, and
+    ``.gz .bz2 .xz .zip``), skipping hidden entries and any warehouse folder; a path
+    that does not exist but holds ``*``, ``?`` or ``[`` is a glob (``**`` recurses).
+
+    Args:
+        paths: what the user typed.
+        exclude: a folder never to read (the warehouse being written).
+
+    Returns:
+        The files, and how many files folder walks ignored for their suffix.
+
+    Raises:
+        SourceError: a path that does not exist, or a glob that matches nothing.
+    """
+    files: list[Path] = []
+    ignored: list[Path] = []
+    excluded = exclude.resolve() if exclude is not None else None
+    for given in paths:
+        text = os.path.expanduser(str(given))
+        path = Path(text)
+        if path.exists():
+            matches = [path]
+        elif _has_glob(text):
+            matches = [Path(match) for match in sorted(glob.glob(text, recursive=True))]
+            if not matches:
+                raise SourceError(f"no files match {given}")
+        else:
+            raise SourceError(f"no such file or folder: {given}")
+        for match in matches:
+            if match.is_dir():
+                walked, skipped = _walk(match, excluded)
+                files.extend(walked)
+                ignored.extend(skipped)
+            else:
+                files.append(match)
+    unique = dict.fromkeys(file.resolve() for file in files)
+    return list(unique), len({path.resolve() for path in ignored} - set(unique))
+
+
+def detect_compression(head: bytes) -> Compression:
+    """The compression a file's first bytes announce (``NONE`` when none does)."""
+    for magic, compression in MAGIC:
+        if head.startswith(magic):
+            return compression
+    return Compression.NONE
+
+
+def list_sources(path: Path) -> list[Source]:
+    """The sources in one file: itself, or each member of a zip archive.
+
+    Raises:
+        OSError: the file cannot be read.
+        zipfile.BadZipFile: a zip archive whose directory is corrupt.
+    """
+    status = path.stat()
+    with open(path, "rb") as handle:
+        compression = detect_compression(handle.read(8))
+    if compression is not Compression.ZIP:
+        return [Source(path, None, compression, status.st_size, status.st_mtime_ns)]
+    with zipfile.ZipFile(path) as archive:
+        members = [info.filename for info in archive.infolist()
+                   if not info.is_dir() and not info.filename.startswith("__MACOSX/")
+                   and not Path(info.filename).name.startswith(".")]
+    return [Source(path, member, compression, status.st_size, status.st_mtime_ns)
+            for member in sorted(members)]
+
+
+class ByteCounter:
+    """Bytes read from disk so far (shared by every stream of a run, for progress)."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+class _CountingReader(io.RawIOBase):
+    """A file on disk that counts the bytes read from it (seekable, for zip)."""
+
+    def __init__(self, inner: BinaryIO, counter: ByteCounter) -> None:
+        super().__init__()
+        self._inner = inner
+        self._counter = counter
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        count = self._inner.readinto(buffer)  # type: ignore[attr-defined]
+        self._counter.count += count or 0
+        return int(count or 0)
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = self._inner.read(-1 if size is None else size)
+        self._counter.count += len(data)
+        return data
+
+    def seek(self, offset: int, whence: int = io.SEEK_SET) -> int:
+        return self._inner.seek(offset, whence)
+
+    def tell(self) -> int:
+        return self._inner.tell()
+
+
+@contextlib.contextmanager
+def open_source(source: Source, counter: ByteCounter | None = None) -> Iterator[BinaryIO]:
+    """``source`` as one decompressed binary stream (not seekable for archives).
+
+    Raises:
+        OSError: the file cannot be read (also gzip's ``BadGzipFile``).
+        zipfile.BadZipFile, KeyError: a corrupt zip, or a member that vanished.
+    """
+    with contextlib.ExitStack() as stack:
+        handle: BinaryIO = stack.enter_context(open(source.path, "rb"))
+        if counter is not None:
+            handle = stack.enter_context(io.BufferedReader(_CountingReader(handle, counter),
+                                                           buffer_size=1 << 20))
+        stream: BinaryIO
+        if source.compression is Compression.GZIP:
+            stream = cast(BinaryIO, stack.enter_context(gzip.GzipFile(fileobj=handle, mode="rb")))
+        elif source.compression is Compression.BZIP2:
+            stream = cast(BinaryIO, stack.enter_context(bz2.BZ2File(handle, mode="rb")))
+        elif source.compression is Compression.XZ:
+            stream = cast(BinaryIO, stack.enter_context(lzma.LZMAFile(handle, mode="rb")))
+        elif source.compression is Compression.ZIP:
+            archive = stack.enter_context(zipfile.ZipFile(handle))
+            stream = cast(BinaryIO, stack.enter_context(archive.open(source.member or "")))
+        else:
+            stream = handle
+        yield stream
+
+
+def read_head(source: Source, size: int) -> bytes:
+    """The first ``size`` decompressed bytes of ``source`` (fewer if it is shorter)."""
+    with open_source(source) as stream:
+        chunks = []
+        wanted = size
+        while wanted > 0:
+            chunk = stream.read(wanted)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            wanted -= len(chunk)
+        return b"".join(chunks)
+
+
+class PrefixHashingStream(io.RawIOBase):
+    """A read-only stream that keeps a SHA-256 of its bytes up to a moving mark.
+
+    Ingest moves the mark with :meth:`advance` to each batch's ``end_offset``, so
+    :meth:`digest` is the hash of exactly the bytes imported so far. Bytes read past
+    the mark wait in memory until the mark passes them (a reader's look-ahead: one
+    chunk or batch); past ``max_pending`` bytes the hash is given up (:meth:`digest`
+    is None) rather than memory.
+
+    With ``check_offset`` > 0 (a grown file read from where the last import stopped)
+    the bytes before it are hashed as the reader skips them, and :attr:`check_digest`
+    holds their hash (None if the stream is shorter), to compare with the last import.
+    The stream is not seekable: readers skip to their start offset by reading.
+    """
+
+    def __init__(self, inner: BinaryIO, check_offset: int = 0,
+                 max_pending: int = MAX_PENDING_BYTES) -> None:
+        super().__init__()
+        self._inner = inner
+        self._position = 0
+        self._hashed = 0
+        self._hash = hashlib.sha256()
+        self._pending: list[bytes] = []  # bytes [_hashed, _position), in order
+        self._pending_size = 0
+        self._max_pending = max_pending
+        self._tracking = True
+        self.check_offset = check_offset
+        self.check_digest: str | None = self._hash.hexdigest() if check_offset == 0 else None
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def tell(self) -> int:
+        return self._position
+
+    def read(self, size: int | None = -1) -> bytes:
+        data = self._inner.read(-1 if size is None else size)
+        self._take(data)
+        return data
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        data = self._inner.read(len(buffer))
+        buffer[:len(data)] = data
+        self._take(data)
+        return len(data)
+
+    def readall(self) -> bytes:
+        return self.read(-1)
+
+    def _take(self, data: bytes) -> None:
+        start = self._position
+        self._position += len(data)
+        if not self._tracking or not data:
+            return
+        if self.check_digest is None and start < self.check_offset:
+            # Skipping the part imported before: hash it at once, keep nothing.
+            head = min(len(data), self.check_offset - start)
+            self._hash.update(memoryview(data)[:head])
+            self._hashed = start + head
+            if self._hashed == self.check_offset:
+                self.check_digest = self._hash.hexdigest()
+            data = data[head:]
+            if not data:
+                return
+        self._pending.append(data)
+        self._pending_size += len(data)
+        if self._pending_size > self._max_pending:
+            self._tracking = False
+            self._pending.clear()
+
+    def advance(self, offset: int) -> None:
+        """Move the mark to ``offset``: hash the bytes up to it, drop them from memory."""
+        if not self._tracking or offset <= self._hashed:
+            return
+        if offset > self._position:
+            raise ValueError(f"cannot hash up to byte {offset}: only {self._position} read")
+        remaining = offset - self._hashed
+        while remaining > 0:
+            chunk = self._pending[0]
+            if len(chunk) <= remaining:
+                self._hash.update(chunk)
+                self._pending.pop(0)
+                remaining -= len(chunk)
+                self._pending_size -= len(chunk)
+            else:
+                self._hash.update(memoryview(chunk)[:remaining])
+                self._pending[0] = chunk[remaining:]
+                self._pending_size -= remaining
+                remaining = 0
+        self._hashed = offset
+
+    @property
+    def mark(self) -> int:
+        """The offset the digest covers up to."""
+        return self._hashed
+
+    def digest(self) -> str | None:
+        """SHA-256 (hex) of the bytes before the mark, or None if it was given up."""
+        return self._hash.copy().hexdigest() if self._tracking else None

@@ -1,0 +1,198 @@
+"""``ofc-stats score``: run the scorer over every stored hand.
+
+Reads the warehouse's ``seats`` files one at a time (a hand's boards are contiguous
+in one file, and each seat row carries its hand's variant, table and time, so no
+join is needed), scores the hands not yet scored, and writes ``player_hands`` and
+``matchups`` into a partition named after the scoring: ``default`` (each hand under
+the preset its variant implies) or the name of a forced ruleset, a what-if stored
+beside the default, never over it. Then it follows Fantasyland across hands
+(:mod:`ofc_stats.fantasyland`) for the default scoring.
+
+Memory is bounded by one seats file (ingest writes batches; compaction caps files
+at about two million rows) plus the keys of the hands already scored.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from functools import cache
+from pathlib import Path
+
+import polars as pl
+
+from ofc_stats.bench import peak_memory_mb
+from ofc_stats.boards import BATCH_BOARDS, card_frame_arrays, score_arrays
+from ofc_stats.rules import Ruleset, get_ruleset, ruleset_for_variant
+from ofc_stats.scoring import compile_rules
+from ofc_stats.warehouse import PendingFile, StagedFile, Warehouse
+
+DEFAULT_SCORING = "default"
+HAND_KEY = ["site", "hand_id"]
+SEAT_COLUMNS = ["site", "hand_id", "variant", "table", "started_at", "seat", "player",
+                "in_fantasyland", "fl_cards", "cards", "reported_points",
+                "reported_royalties"]
+# Seat columns carried into player_hands beside the scores.
+CARRIED = ["variant", "table", "started_at", "seat", "player", "in_fantasyland", "fl_cards",
+           "reported_points", "reported_royalties"]
+# Hand columns repeated on each matchup, so head-to-head queries need no join.
+MATCHUP_HAND_COLUMNS = ["variant", "table", "started_at"]
+COMPACT_WHEN_FILES = 32
+
+ProgressCallback = Callable[[int, int], None]  # (seats files done, of how many)
+
+
+@dataclass(frozen=True)
+class ScoreSummary:
+    """What one ``score`` run did."""
+
+    scoring: str
+    ruleset: str  # the forced ruleset's name, or "by variant"
+    rescored: bool
+    hands: int
+    player_hands: int
+    matchups: int
+    transitions: int
+    fl_errors: int
+    database: str | None  # the refreshed DuckDB file; None if it could not be written
+    seconds: float
+    player_hands_per_second: float
+    peak_memory_mb: float
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values, for JSON output."""
+        return asdict(self)
+
+
+def scoring_name(ruleset: str | Path | Ruleset | None) -> str:
+    """The partition a scoring is stored under."""
+    return DEFAULT_SCORING if ruleset is None else get_ruleset(ruleset).name
+
+
+def score_seats(seats: pl.DataFrame, scoring: str, forced: Ruleset | None,
+                batch_boards: int = BATCH_BOARDS) -> tuple[pl.DataFrame, pl.DataFrame, int]:
+    """Score stored seat rows (hands contiguous) into player_hands and matchups rows.
+
+    Without a forced ruleset each hand is scored under its variant's preset.
+
+    Returns:
+        player_hands rows, matchups rows, and the number of hands.
+    """
+    if forced is None:
+        groups = [(ruleset_for_variant(str(variant)), seats.filter(pl.col("variant") == variant))
+                  for variant in seats["variant"].unique(maintain_order=True).to_list()]
+    else:
+        groups = [(forced, seats)]
+    players_parts, matchup_parts = [], []
+    hands = 0
+    for ruleset, group in groups:
+        ordered, arrays = card_frame_arrays(group, HAND_KEY)
+        hands += len(arrays.hand_starts) - 1
+        scored = score_arrays(ordered, arrays, compile_rules(ruleset), keys=HAND_KEY,
+                              board_columns=CARRIED, hand_columns=MATCHUP_HAND_COLUMNS,
+                              batch_boards=batch_boards)
+        labels = [pl.lit(scoring, pl.Categorical).alias("scoring"),
+                  pl.lit(ruleset.name, pl.Categorical).alias("ruleset")]
+        players_parts.append(scored.players.with_columns(labels))
+        matchup_parts.append(scored.matchups.with_columns(labels))
+    return pl.concat(players_parts), pl.concat(matchup_parts), hands
+
+
+def _contiguous(seats: pl.DataFrame) -> pl.DataFrame:
+    """Seats with each hand's rows together (ingest writes them so; this checks)."""
+    runs = seats.select(pl.any_horizontal(
+        [pl.col(key) != pl.col(key).shift(1) for key in HAND_KEY]).fill_null(True).sum()).item()
+    hands = seats.select(pl.struct(HAND_KEY).n_unique()).item()
+    return seats if runs == hands else seats.sort(HAND_KEY, maintain_order=True)
+
+
+def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None = None, *,
+                    rescore: bool = False, progress: ProgressCallback | None = None,
+                    batch_boards: int = BATCH_BOARDS) -> ScoreSummary:
+    """Score every stored hand not yet scored under this scoring (all with ``rescore``).
+
+    Incremental runs commit after each seats file; a rescore writes the new files
+    first and swaps them in with one commit, so readers see the old scoring or the
+    new one, never a mix. A kill part-way leaves whole commits and a re-run finishes.
+    """
+    from ofc_stats.db import refresh_database
+    from ofc_stats.fantasyland import refresh_transitions
+
+    forced = None if ruleset is None else get_ruleset(ruleset)
+    scoring = scoring_name(forced)
+    started = time.perf_counter()
+    hands = player_rows = matchup_rows = 0
+    with warehouse.writing():
+        state = warehouse.state()
+        seat_files = state.table_files("seats")
+        previous = [f.path for table in ("player_hands", "matchups")
+                    for f in state.table_files(table, scoring)]
+        scored_keys = None
+        if not rescore and previous:
+            scored_keys = (warehouse.scan("player_hands", scoring).select(HAND_KEY)
+                           .unique().collect())
+        staged: list[StagedFile] = []
+        for done, seat_file in enumerate(seat_files, start=1):
+            seats = pl.read_parquet(warehouse.root / seat_file.path, columns=SEAT_COLUMNS)
+            if scored_keys is not None:
+                seats = seats.join(scored_keys, on=HAND_KEY, how="anti", maintain_order="left")
+            if not seats.is_empty():
+                players, matchups, scored_hands = score_seats(_contiguous(seats), scoring,
+                                                              forced, batch_boards)
+                files = [warehouse.stage(PendingFile(table, frame, scoring)) for table, frame
+                         in (("player_hands", players), ("matchups", matchups))]
+                new_files = [f for f in files if f is not None]
+                if rescore:
+                    staged.extend(new_files)
+                else:
+                    warehouse.commit([], staged=new_files, action="score",
+                                     meta={"scoring": scoring, "seats_file": seat_file.path})
+                hands += scored_hands
+                player_rows += players.height
+                matchup_rows += matchups.height
+            if progress is not None:
+                progress(done, len(seat_files))
+        if rescore:
+            warehouse.commit([], removes=previous, staged=staged, action="rescore",
+                             meta={"scoring": scoring})
+        for table in ("player_hands", "matchups"):
+            if len(warehouse.state().table_files(table, scoring)) >= COMPACT_WHEN_FILES:
+                warehouse.compact(table)
+        transitions = fl_errors = 0
+        if scoring == DEFAULT_SCORING and (player_rows or rescore):
+            transitions, fl_errors = refresh_transitions(warehouse)
+        database = refresh_database(warehouse)
+    seconds = time.perf_counter() - started
+    return ScoreSummary(
+        scoring=scoring, ruleset=forced.name if forced else "by variant", rescored=rescore,
+        hands=hands, player_hands=player_rows, matchups=matchup_rows,
+        transitions=transitions, fl_errors=fl_errors,
+        database=None if database is None else str(database), seconds=seconds,
+        player_hands_per_second=player_rows / seconds if seconds else 0.0,
+        peak_memory_mb=peak_memory_mb(),
+    )
+
+
+@cache
+def scored_schemas() -> tuple[pl.Schema, pl.Schema]:
+    """The schemas of ``player_hands`` and ``matchups`` (as stored: text, not categories)."""
+    import numpy as np
+
+    from ofc_stats.canonical import CARDS, SEATS_SCHEMA
+
+    cards = np.arange(26, dtype=np.int8).reshape(2, 13)
+    seats = pl.DataFrame({"cards": pl.Series(cards, dtype=CARDS)}).with_columns(
+        pl.lit("s").alias("site"), pl.lit("h").alias("hand_id"),
+        pl.lit("pineapple").alias("variant"), pl.Series("seat", [1, 2], dtype=pl.Int8),
+        pl.Series("player", ["a", "b"]))
+    seats = seats.select([pl.col(name).cast(dtype) if name in seats.columns
+                          else pl.lit(None, dtype).alias(name)
+                          for name, dtype in SEATS_SCHEMA.items()])
+    players, matchups, _ = score_seats(seats, DEFAULT_SCORING, None)
+
+    def stored(schema: pl.Schema) -> pl.Schema:
+        return pl.Schema({name: pl.String() if dtype == pl.Categorical else dtype
+                          for name, dtype in schema.items()})
+
+    return stored(players.schema), stored(matchups.schema)

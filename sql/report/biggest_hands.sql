@@ -1,0 +1,31 @@
+-- biggest_hands: the $count biggest wins and $count biggest losses in scope (of $player,
+-- or of any player), with every seat's board and result in those hands, one row per seat.
+WITH scoped AS (
+    SELECT site, hand_id, player, points, started_at
+    FROM player_hands
+    WHERE ($table IS NULL OR "table" = $table)
+      AND ($since IS NULL OR started_at >= $since)
+      AND ($player IS NULL OR player = $player)
+),
+wins AS (
+    SELECT 'win' AS kind, * FROM scoped WHERE points > 0
+    ORDER BY points DESC, started_at DESC, hand_id, player LIMIT $count
+),
+losses AS (
+    SELECT 'loss' AS kind, * FROM scoped WHERE points < 0
+    ORDER BY points ASC, started_at DESC, hand_id, player LIMIT $count
+),
+picked AS (
+    SELECT kind, site, hand_id, player AS subject, points AS subject_points,
+           row_number() OVER (PARTITION BY kind ORDER BY abs(points) DESC, started_at DESC,
+                              hand_id, player) AS place
+    FROM (SELECT * FROM wins UNION ALL SELECT * FROM losses)
+)
+SELECT p.kind, p.place, p.subject, p.subject_points, ph.site, ph.hand_id, ph."table",
+       ph.started_at, ph.variant, ph.seat, ph.player, s.top, s.middle, s.bottom,
+       ph.points, ph.royalties, ph.fouled, ph.in_fantasyland, ph.fl_next,
+       ph.top_category, ph.middle_category, ph.bottom_category, ph.problem
+FROM picked p
+JOIN player_hands ph USING (site, hand_id)
+JOIN seats s USING (site, hand_id, seat)
+ORDER BY p.kind DESC, p.place, ph.seat;

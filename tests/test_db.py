@@ -1,0 +1,157 @@
+"""The DuckDB layer: views in step with the warehouse, named queries, read-only SQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from ofc_stats.cli import app
+from ofc_stats.db import DATABASE_FILE, QueryError, named_queries, query_warehouse
+from ofc_stats.warehouse_scoring import score_warehouse
+from tests.builders import ENTRY_QQ, ENTRY_QQ_2, NOTHING_1, NOTHING_2, TRIPS_TOP, Hand, Seat, store
+
+runner = CliRunner()
+BOARDS_1 = [ENTRY_QQ, NOTHING_1, TRIPS_TOP]
+BOARDS_2 = [NOTHING_2, ENTRY_QQ_2]
+
+
+def hands(count: int, start: int = 0, minute_step: float = 2.0) -> list[Hand]:
+    return [Hand(f"d-{i:03d}", [Seat("alice", BOARDS_1[i % 3]), Seat("bob", BOARDS_2[i % 2])],
+                 minute=i * minute_step, extra={"point_value": "0.5", "currency": "EUR"})
+            for i in range(start, start + count)]
+
+
+@pytest.fixture
+def scored(tmp_path: Path) -> Path:
+    warehouse = store(tmp_path, hands(12))
+    score_warehouse(warehouse)
+    return tmp_path
+
+
+def test_views_follow_the_warehouse_and_the_duckdb_file_opens_elsewhere(scored: Path) -> None:
+    from ofc_stats.warehouse import Warehouse
+
+    warehouse = Warehouse.open(scored)
+    assert query_warehouse(warehouse, "SELECT count(*) AS n FROM player_hands")["n"][0] == 24
+    store(scored, hands(3, start=12))  # more hands, not yet scored
+    assert query_warehouse(warehouse, "SELECT count(*) AS n FROM hands")["n"][0] == 15
+    assert query_warehouse(warehouse, "SELECT count(*) AS n FROM player_hands")["n"][0] == 24
+    score_warehouse(warehouse)
+    with duckdb.connect(str(scored / DATABASE_FILE), read_only=True) as connection:
+        names = {row[0] for row in connection.execute("SHOW TABLES").fetchall()}
+        assert {"hands", "seats", "player_hands", "matchups", "sessions",
+                "fl_transitions", "rejects", "imports"} <= names
+        count = connection.execute("SELECT count(*) FROM player_hands").fetchone()
+        assert count == (30,)
+
+
+def test_matchups_view_shows_each_pair_from_both_sides(scored: Path) -> None:
+    from ofc_stats.warehouse import Warehouse
+
+    frame = query_warehouse(Warehouse.open(scored), "SELECT player, sum(points) AS points "
+                            "FROM matchups GROUP BY player ORDER BY player")
+    alice, bob = frame["points"].to_list()
+    assert alice == -bob
+    assert alice != 0
+
+
+def test_sessions_split_on_the_configured_gap(tmp_path: Path) -> None:
+
+    warehouse = store(tmp_path, hands(6, minute_step=20))  # 20 minutes between hands
+    score_warehouse(warehouse)
+    per_player = "SELECT count(*) AS sessions FROM sessions WHERE player = 'alice'"
+    assert query_warehouse(warehouse, per_player)["sessions"][0] == 1  # default gap 30
+    assert query_warehouse(warehouse, per_player, session_gap_minutes=21)[
+        "sessions"][0] == 1
+    assert query_warehouse(warehouse, per_player, session_gap_minutes=19)[
+        "sessions"][0] == 6
+    money = query_warehouse(warehouse, "SELECT money, points FROM sessions", session_gap_minutes=60)
+    assert money["money"].to_list()[0] * 2 == money["points"].to_list()[0]
+
+
+@pytest.mark.parametrize("sql", [
+    "CREATE TABLE x AS SELECT 1",
+    "COPY (SELECT 1) TO 'out.csv'",
+    "DROP VIEW hands",
+    "INSERT INTO hands SELECT * FROM hands",
+    "SELECT 1; DELETE FROM hands",
+    "ATTACH 'other.db'",
+])
+def test_writing_statements_are_refused(scored: Path, sql: str) -> None:
+    from ofc_stats.warehouse import Warehouse
+
+    with pytest.raises(QueryError, match=r"refused: .* statements can change files"):
+        query_warehouse(Warehouse.open(scored), sql)
+
+
+def test_sql_errors_are_duckdb_messages_on_one_line(scored: Path) -> None:
+    result = runner.invoke(app, ["query", "SELECT nope FROM hands", "-w", str(scored)])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("ofc-stats: error: Binder Error")
+    assert result.stderr.count("\n") == 1
+    refused = runner.invoke(app, ["query", "DROP VIEW hands", "-w", str(scored)])
+    assert refused.exit_code == 2
+    assert "refused: DROP statements" in refused.stderr
+
+
+def test_every_named_query_has_a_description_and_runs(scored: Path) -> None:
+    from ofc_stats.warehouse import Warehouse
+
+    warehouse = Warehouse.open(scored)
+    for name, query in named_queries().items():
+        assert query.description, name
+        values = {p.name: "alice" for p in query.params if p.required}
+        frame = query_warehouse(warehouse, name, values)
+        assert frame.height > 0, name
+    listing = runner.invoke(app, ["query", "--list"])
+    assert listing.exit_code == 0
+    for name in named_queries():
+        assert name in listing.stdout
+
+
+def test_named_query_parameters(scored: Path) -> None:
+    result = runner.invoke(app, ["query", "win_rates", "-p", "player=alice", "--format", "json",
+                                 "-w", str(scored)])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [row["player"] for row in rows] == ["alice"]
+    assert rows[0]["ci95_low"] <= rows[0]["points_per_hand"] <= rows[0]["ci95_high"]
+    assert float(rows[0]["money"]) == rows[0]["points"] / 2
+    bad = runner.invoke(app, ["query", "win_rates", "-p", "colour=red", "-w", str(scored)])
+    assert bad.exit_code == 2
+    assert "has no parameter colour" in bad.stderr
+    missing = runner.invoke(app, ["query", "hand_list", "-w", str(scored)])
+    assert "needs --param player" in missing.stderr
+    wrong_type = runner.invoke(app, ["query", "leaderboard", "-p", "limit=many",
+                                     "-w", str(scored)])
+    assert "'many' is not a INTEGER" in wrong_type.stderr
+
+
+def test_query_writes_parquet_and_csv_files(scored: Path, tmp_path: Path) -> None:
+    target = tmp_path / "hands.parquet"
+    result = runner.invoke(app, ["query", "SELECT * FROM player_hands", "--format", "parquet",
+                                 "--out", str(target), "-w", str(scored)])
+    assert result.exit_code == 0, result.output
+    assert pl.read_parquet(target).height == 24
+    csv = runner.invoke(app, ["query", "leaderboard", "--format", "csv", "-w", str(scored)])
+    assert csv.stdout.splitlines()[0] == "rank,player,hands,points,points_per_hand,foul_pct,tables"
+
+
+def test_stats_command_shows_sample_sizes(scored: Path) -> None:
+    result = runner.invoke(app, ["stats", "--format", "json", "-w", str(scored)])
+    assert result.exit_code == 0, result.output
+    rows = {row["player"]: row for row in json.loads(result.stdout)}
+    assert rows["alice"]["hands"] == 12
+    assert rows["alice"]["non_fl_hands"] + rows["alice"]["fl_hands"] == 12
+    assert rows["alice"]["points"] == -rows["bob"]["points"]
+    only = runner.invoke(app, ["stats", "--player", "bob", "--min-hands", "5",
+                               "--format", "csv", "-w", str(scored)])
+    assert len(only.stdout.splitlines()) == 2
+    table = runner.invoke(app, ["stats", "-w", str(scored)])
+    assert "points_per_hand" in table.stdout
+    assert "alice" in table.stdout

@@ -1,0 +1,191 @@
+"""What every format shares: round trips, streaming, resuming, and the registry.
+
+The per-format files (``test_formats_<format>.py``) hold each reader's damage tests;
+they import the helpers below.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterable
+
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from ofc_stats.canonical import PROBLEM_KINDS, PROBLEMS_SCHEMA, CanonicalBatch
+from ofc_stats.formats import (
+    Format,
+    FormatReader,
+    ReadBatch,
+    UnknownFormatError,
+    get_reader,
+    get_writer,
+)
+from ofc_stats.formats.samples import sample_hands
+
+# What each format cannot carry, left out of its round-trip comparison.
+NOT_CARRIED: dict[Format, dict[str, tuple[str, ...]]] = {
+    Format.JSONL: {},
+    Format.TEXT: {},
+    Format.CSV: {"streets": ("*",), "hands": ("has_streets",)},
+    Format.FPDB: {"hands": ("ruleset", "button_seat", "point_value", "currency")},
+}
+SOURCE_COLUMNS = ("source_file", "source_line")
+
+
+def reader_for(fmt: Format, chunk_bytes: int | None = None) -> FormatReader:
+    """The registered reader, or a fresh one reading ``chunk_bytes`` at a time."""
+    reader = get_reader(fmt)
+    return type(reader)(chunk_bytes=chunk_bytes) if chunk_bytes else reader  # type: ignore[call-arg]
+
+
+def read_batches(fmt: Format, data: bytes, *, chunk_bytes: int | None = None,
+                 batch_hands: int = 20_000, start_offset: int = 0,
+                 name: str = "hands.txt") -> list[ReadBatch]:
+    return list(reader_for(fmt, chunk_bytes).read(
+        io.BytesIO(data), name, batch_hands=batch_hands, start_offset=start_offset))
+
+
+def read_all(fmt: Format, data: bytes, **options: object) -> CanonicalBatch:
+    """Every batch of reading ``data``, as one batch."""
+    return CanonicalBatch.concat([b.batch for b in read_batches(fmt, data, **options)])  # type: ignore[arg-type]
+
+
+def write(fmt: Format, batches: Iterable[CanonicalBatch]) -> bytes:
+    stream = io.BytesIO()
+    get_writer(fmt).write(batches, stream)
+    return stream.getvalue()
+
+
+def comparable(batch: CanonicalBatch, fmt: Format, table: str) -> pl.DataFrame:
+    frame: pl.DataFrame = getattr(batch, table)
+    dropped = NOT_CARRIED[fmt].get(table, ())
+    if table == "hands":
+        dropped = (*dropped, *SOURCE_COLUMNS)
+    return frame.drop([c for c in dropped if c in frame.columns])
+
+
+def assert_same_hands(expected: CanonicalBatch, actual: CanonicalBatch, fmt: Format) -> None:
+    assert actual.problems.is_empty(), actual.problems.to_dicts()[:3]
+    for table in ("hands", "seats", "streets"):
+        if NOT_CARRIED[fmt].get(table) == ("*",):
+            assert actual.streets.is_empty()
+            continue
+        assert_frame_equal(comparable(expected, fmt, table), comparable(actual, fmt, table))
+
+
+def assert_problem(problems: pl.DataFrame, kind: str, reason: str, *, line: int | None = None,
+                   hand_id: str | None = None, file: str = "hands.txt") -> dict[str, object]:
+    """The one problem of ``kind`` whose reason contains ``reason``, checked in full."""
+    assert problems.schema == PROBLEMS_SCHEMA
+    matching = problems.filter((pl.col("kind") == kind)
+                               & pl.col("reason").str.contains(reason, literal=True))
+    assert matching.height == 1, problems.select("line", "kind", "reason").to_dicts()
+    problem = matching.row(0, named=True)
+    assert problem["kind"] in PROBLEM_KINDS
+    assert problem["file"] == file
+    if line is not None:
+        assert problem["line"] == line
+    if hand_id is not None:
+        assert problem["hand_id"] == hand_id
+    assert problem["raw"]
+    return problem
+
+
+IMPLEMENTED = list(Format)
+
+
+@pytest.fixture(scope="module")
+def pineapple() -> CanonicalBatch:
+    return sample_hands(120, 3, seed=7)
+
+
+@pytest.mark.parametrize("fmt", IMPLEMENTED)
+@pytest.mark.parametrize(("variant", "players"), [("pineapple", 3), ("classic", 4),
+                                                   ("progressive", 2), ("ultimate", 3)])
+def test_round_trip_keeps_every_field_the_format_carries(
+        fmt: Format, variant: str, players: int) -> None:
+    hands = sample_hands(120, players, variant=variant, seed=players)
+    assert hands.problems.is_empty()
+    assert hands.seats["in_fantasyland"].any()
+    assert hands.streets.height
+    data = write(fmt, [hands])
+    assert_same_hands(hands, read_all(fmt, data), fmt)
+
+
+@pytest.mark.parametrize("fmt", IMPLEMENTED)
+def test_writing_several_batches_reads_back_as_one(fmt: Format,
+                                                   pineapple: CanonicalBatch) -> None:
+    halves = [pineapple.hands.head(50), pineapple.hands.tail(70)]
+    parts = [CanonicalBatch(h, pineapple.seats.join(h.select("site", "hand_id"),
+                                                    on=["site", "hand_id"], how="semi"),
+                            pineapple.streets.join(h.select("site", "hand_id"),
+                                                   on=["site", "hand_id"], how="semi"),
+                            pineapple.problems) for h in halves]
+    assert get_writer(fmt).write(parts, io.BytesIO()) == 120
+    assert_same_hands(pineapple, read_all(fmt, write(fmt, parts)), fmt)
+
+
+@pytest.mark.parametrize("fmt", IMPLEMENTED)
+def test_small_chunks_read_exactly_like_one_big_read(fmt: Format,
+                                                     pineapple: CanonicalBatch) -> None:
+    data = write(fmt, [pineapple])
+    whole = read_all(fmt, data)
+    for chunk_bytes, batch_hands in [(500, 20_000), (4096, 17), (1 << 20, 64)]:
+        batches = read_batches(fmt, data, chunk_bytes=chunk_bytes, batch_hands=batch_hands)
+        assert all(b.batch.hands.height <= batch_hands for b in batches)
+        chunked = CanonicalBatch.concat([b.batch for b in batches])
+        for table in ("hands", "seats", "streets"):
+            assert_frame_equal(getattr(whole, table), getattr(chunked, table))
+        offsets = [b.end_offset for b in batches]
+        assert offsets == sorted(offsets)
+        assert offsets[-1] == len(data)
+
+
+@pytest.mark.parametrize("fmt", IMPLEMENTED)
+def test_resuming_at_any_end_offset_reads_the_rest_exactly(
+        fmt: Format, pineapple: CanonicalBatch) -> None:
+    data = write(fmt, [pineapple])
+    whole = read_all(fmt, data)
+    batches = read_batches(fmt, data, chunk_bytes=2048, batch_hands=45)
+    seen = 0
+    for batch in batches[:-1]:
+        seen += batch.batch.hands.height
+        rest = read_all(fmt, data, start_offset=batch.end_offset)
+        assert_frame_equal(rest.hands, whole.hands.slice(seen))
+        assert_frame_equal(rest.seats, whole.seats.slice(seen * 3))
+
+
+@pytest.mark.parametrize("fmt", IMPLEMENTED)
+def test_a_file_growing_hand_by_hand_imports_each_hand_once(
+        fmt: Format, pineapple: CanonicalBatch) -> None:
+    data = write(fmt, [pineapple])
+    whole = read_all(fmt, data)
+    cut = len(data) * 2 // 3
+    first = read_batches(fmt, data[:cut])  # the last hand is half-written
+    offset = first[-1].end_offset
+    assert offset < cut
+    truncated = CanonicalBatch.concat([b.batch for b in first]).problems
+    assert truncated["kind"].to_list() == ["truncated"]
+    rest = read_all(fmt, data, start_offset=offset)
+    hand_ids = (pl.concat([CanonicalBatch.concat([b.batch for b in first]).hands["hand_id"],
+                           rest.hands["hand_id"]]))
+    assert hand_ids.to_list() == whole.hands["hand_id"].to_list()
+    # Lines stay those of the whole file after resuming.
+    assert rest.hands["source_line"].to_list() == whole.hands["source_line"].tail(
+        rest.hands.height).to_list()
+
+
+@pytest.mark.parametrize("fmt", IMPLEMENTED)
+def test_an_empty_file_has_no_hands(fmt: Format) -> None:
+    assert read_batches(fmt, b"") == []
+    assert read_all(fmt, b"\n\n").hands.is_empty()
+
+
+def test_registry_knows_every_format() -> None:
+    for fmt in Format:
+        assert get_reader(fmt).format is fmt
+        assert get_writer(fmt.value).format is fmt
+    with pytest.raises(UnknownFormatError, match="unknown format 'xml'"):
+        get_reader("xml")

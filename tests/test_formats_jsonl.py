@@ -1,0 +1,200 @@
+"""Native ofc-hh JSON Lines: the example of docs/formats.md, and real kinds of damage."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from ofc_stats.formats import Format
+from ofc_stats.formats.jsonl import READER
+from tests.test_formats_common import assert_problem, read_all, read_batches
+
+IVEY = {"seat": 1, "name": "Ivey", "top": ["6s", "6c", "4h"],
+        "middle": ["Td", "Ts", "9c", "Qs", "8c"], "bottom": ["3h", "3d", "3s", "2h", "2d"]}
+HELLMUTH = {"seat": 2, "name": "Hellmuth", "top": ["Ah", "Kd", "Qd"],
+            "middle": ["9h", "9d", "5h", "5d", "4c"], "bottom": ["Ks", "Js", "9s", "8s", "7s"]}
+
+
+def hand(hand_id: str = "h1", **fields: object) -> dict[str, object]:
+    record: dict[str, object] = {
+        "format": "ofc-hh", "version": 1, "site": "home", "hand_id": hand_id,
+        "table": "kitchen", "started_at": "2026-03-01T20:15:00+01:00", "variant": "pineapple",
+        "players": [dict(IVEY), dict(HELLMUTH)],
+    }
+    record.update(fields)
+    return record
+
+
+def lines(*records: dict[str, object] | str, end: str = "\n") -> bytes:
+    return end.join(r if isinstance(r, str) else json.dumps(r) for r in records).encode() \
+        + end.encode()
+
+
+EXAMPLE = {
+    "format": "ofc-hh", "version": 1, "site": "home", "hand_id": "2026-03-01-0042",
+    "table": "kitchen", "started_at": "2026-03-01T20:15:00+01:00", "variant": "pineapple",
+    "button_seat": 2, "point_value": "0.25", "currency": "EUR",
+    "players": [
+        {**IVEY, "discards": ["2c", "Jh", "Kh", "7d"], "reported_points": 4,
+         "reported_royalties": 7},
+        {**HELLMUTH, "in_fantasyland": True, "fl_cards": 14, "discards": ["Ac"],
+         "reported_points": -4, "reported_royalties": 4},
+    ],
+    "streets": [
+        {"street": 1, "seat": 1, "placed": {"top": ["6s"], "middle": ["Td", "Ts"],
+                                             "bottom": ["3h", "3d"]}},
+        {"street": 1, "seat": 2, "dealt": ["Ah", "Kd", "Qd", "9h", "9d", "5h", "5d", "4c", "Ks",
+                                           "Js", "9s", "8s", "7s", "Ac"],
+         "placed": {"top": ["Ah", "Kd", "Qd"], "middle": ["9h", "9d", "5h", "5d", "4c"],
+                    "bottom": ["Ks", "Js", "9s", "8s", "7s"]}, "discarded": ["Ac"]},
+        {"street": 2, "seat": 1, "dealt": ["6c", "9c", "2c"],
+         "placed": {"top": ["6c"], "middle": ["9c"]}, "discarded": ["2c"]},
+        {"street": 3, "seat": 1, "placed": {"middle": ["Qs"], "bottom": ["3s"]},
+         "discarded": ["Jh"]},
+        {"street": 4, "seat": 1, "placed": {"middle": ["8c"], "bottom": ["2h"]},
+         "discarded": ["Kh"]},
+        {"street": 5, "seat": 1, "placed": {"top": ["4h"], "bottom": ["2d"]},
+         "discarded": ["7d"]},
+    ],
+}
+
+
+def test_the_documented_example_reads_completely() -> None:
+    batch = read_all(Format.JSONL, lines(EXAMPLE))
+    assert batch.problems.is_empty()
+    hand_row = batch.hands.row(0, named=True)
+    assert hand_row["started_at"] == dt.datetime(2026, 3, 1, 19, 15, tzinfo=dt.UTC)
+    assert (hand_row["utc_offset_minutes"], hand_row["button_seat"]) == (60, 2)
+    assert (hand_row["point_value"], hand_row["currency"]) == (Decimal("0.25"), "EUR")
+    assert (hand_row["players"], hand_row["has_streets"]) == (2, True)
+    ivey, hellmuth = batch.seats.rows(named=True)
+    assert (ivey["top"], ivey["bottom"], ivey["discards"]) == (
+        "6s 6c 4h", "3h 3d 3s 2h 2d", "2c Jh Kh 7d")
+    assert (hellmuth["in_fantasyland"], hellmuth["fl_cards"], hellmuth["reported_points"]) == (
+        True, 14, -4)
+    streets = batch.streets
+    assert streets.height == 13 + 4 + 14
+    assert streets.filter(streets["seat"] == 2)["street"].unique().to_list() == [1]
+    assert streets.filter(streets["action"] == "discard")["row"].null_count() == 5
+
+
+def test_the_example_matches_the_published_json_schema() -> None:
+    schema_path = (Path(__file__).parents[1] / "ofc_stats" / "schemas"
+                   / "ofc-hand-v1.schema.json")
+    schema = json.loads(schema_path.read_text())
+    assert schema["properties"]["format"]["const"] == "ofc-hh"
+    assert schema["properties"]["version"]["const"] == 1
+    missing = set(schema["required"]) - set(EXAMPLE)
+    assert not missing
+    assert set(EXAMPLE) <= set(schema["properties"])
+    player = schema["$defs"]["player"]
+    for seat in EXAMPLE["players"]:  # type: ignore[attr-defined]
+        assert set(player["required"]) <= set(seat) <= set(player["properties"])
+
+
+@pytest.mark.parametrize(
+    ("bad", "kind", "reason"),
+    [
+        (hand("h2", players=[IVEY, {**HELLMUTH, "top": ["Ah", "Kd", "Zz"]}]), "card",
+         "bad card 'Zz' (seat 2 top)"),
+        (hand("h2", players=[IVEY, {**HELLMUTH, "top": ["Ah", "Kd", "Qd", "Jd"]}]),
+         "row size", "seat 2 top has 4 cards (holds 3)"),
+        (hand("h2", started_at="2026-02-30T10:00:00Z"), "timestamp", "bad timestamp"),
+        (hand("h2", players=[IVEY, {**HELLMUTH, "top": ["6s", "Kd", "Qd"]}]),
+         "duplicate card", "duplicate card 6s (seat 1 top, seat 2 top)"),
+        (hand("h2", variant="badugi"), "variant", "unknown variant 'badugi'"),
+        (hand("h2", version=2), "version", "version '2' is not supported"),
+        ({k: v for k, v in hand("h2").items() if k not in ("format", "version")}, "version",
+         "no format and version keys"),
+        (hand("h2", players=[IVEY, {**HELLMUTH, "seat": 1.5}]), "syntax", "bad seat '1.5'"),
+        (hand("h2", players=[IVEY, {k: v for k, v in HELLMUTH.items() if k != "bottom"}]),
+         "syntax", "seat 2: missing bottom"),
+        (hand("h2", players="Ivey, Hellmuth"), "syntax", "players must be a list"),
+        (hand("h2", streets=[{"street": 1, "seat": 9, "placed": {"top": ["6s"]}}]), "syntax",
+         "street 1 names seat 9"),
+        (hand("h2", streets=[{"street": 2, "seat": 1, "dealt": ["6s", "2c", "3c"],
+                              "placed": {"top": ["6s"]}, "discarded": ["2c"]}]),
+         "syntax", "dealt [6s 2c 3c] but placed and discarded [6s 2c]"),
+        ('{"format": "ofc-hh", "version": 1, "site": "home", "hand_id": "h2",,}', "syntax",
+         "invalid JSON"),
+        ('["ofc-hh", 1]', "syntax", "a line must hold one JSON object"),
+    ],
+)
+def test_a_bad_hand_is_set_aside_and_the_hands_around_it_import(
+        bad: dict[str, object] | str, kind: str, reason: str) -> None:
+    batch = read_all(Format.JSONL, lines(hand("h1"), bad, hand("h3")))
+    assert batch.hands["hand_id"].to_list() == ["h1", "h3"]
+    assert batch.seats.height == 4
+    problem = assert_problem(batch.problems, kind, reason, line=2)
+    assert batch.problems.height == 1
+    if isinstance(bad, dict) and kind not in ("syntax",):
+        assert problem["hand_id"] == "h2"
+
+
+def test_crlf_bom_and_blank_lines_are_tolerated() -> None:
+    data = b"\xef\xbb\xbf" + lines(hand("h1"), "", "   ", hand("h2"), end="\r\n") + b"\r\n\r\n"
+    batch = read_all(Format.JSONL, data)
+    assert batch.problems.is_empty()
+    assert batch.hands["hand_id"].to_list() == ["h1", "h2"]
+    assert batch.hands["source_line"].to_list() == [1, 4]
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-le", "utf-16-be"])
+def test_utf16_with_a_bom_reads_like_utf8(encoding: str) -> None:
+    text = lines(hand("h1", table="Zoë's"), hand("h2")).decode()
+    data = text.encode(encoding)
+    if encoding != "utf-16":  # the plain codec writes its own BOM
+        data = ("\ufeff" + text).encode(encoding)
+    batches = read_batches(Format.JSONL, data)
+    batch = batches[0].batch
+    assert batch.problems.is_empty()
+    assert batch.hands["table"].to_list() == ["Zoë's", "kitchen"]
+    assert batches[-1].end_offset == len(data)
+
+
+def test_undecodable_bytes_spoil_only_their_hand() -> None:
+    data = lines(hand("h1"), hand("h2", table="cafX"), hand("h3"))
+    broken = data.replace(b'"cafX"', b'"caf\xe9"')
+    batch = read_all(Format.JSONL, broken)
+    assert batch.hands["hand_id"].to_list() == ["h1", "h3"]
+    offset = broken.index(b"\xe9")
+    assert_problem(batch.problems, "encoding", f"not valid UTF-8 at byte offset {offset}",
+                   line=2)
+
+
+def test_a_half_written_last_line_is_truncated_and_not_counted() -> None:
+    complete = lines(hand("h1"), hand("h2"))
+    data = complete + json.dumps(hand("h3")).encode()[:80]
+    batches = read_batches(Format.JSONL, data)
+    batch = batches[0].batch
+    assert batch.hands["hand_id"].to_list() == ["h1", "h2"]
+    assert_problem(batch.problems, "truncated", "ends inside this hand", line=3)
+    assert batches[-1].end_offset == len(complete)
+
+
+def test_a_complete_last_line_without_newline_counts() -> None:
+    data = lines(hand("h1")) + json.dumps(hand("h2")).encode()
+    batches = read_batches(Format.JSONL, data)
+    assert batches[0].batch.hands["hand_id"].to_list() == ["h1", "h2"]
+    assert batches[-1].end_offset == len(data)
+
+
+def test_leniencies_cards_as_text_numbers_as_strings_and_unknown_keys() -> None:
+    lenient = hand("h1", button_seat="2", point_value=0.5, note="ignored",
+                   players=[{**IVEY, "seat": "1", "top": "6s 6c 4h", "in_fantasyland": "yes"},
+                            {**HELLMUTH, "middle": ["9♥", "9d", "5h", "5d", "4c"]}])
+    batch = read_all(Format.JSONL, lines(lenient))
+    assert batch.problems.is_empty()
+    assert batch.seats["top"].to_list() == ["6s 6c 4h", "Ah Kd Qd"]
+    assert batch.seats["in_fantasyland"].to_list() == [True, False]
+    assert batch.hands["button_seat"].to_list() == [2]
+    assert batch.hands["point_value"].to_list() == [Decimal("0.5")]
+
+
+def test_sniff_rates_native_lines_high() -> None:
+    assert READER.sniff(lines(hand("h1"))) >= 90
+    assert READER.sniff(b"Hand #1: ...") == 0

@@ -1,0 +1,596 @@
+"""ofc-stats ingest end to end: real files, real readers, a real Parquet warehouse."""
+
+from __future__ import annotations
+
+import bz2
+import gzip
+import json
+import lzma
+import zipfile
+from pathlib import Path
+
+import polars as pl
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ofc_stats.canonical import (
+    HANDS_SCHEMA,
+    PROBLEM_KINDS,
+    PROBLEMS_SCHEMA,
+    SEATS_SCHEMA,
+    STREETS_SCHEMA,
+    CanonicalBatch,
+)
+from ofc_stats.cards import parse_card
+from ofc_stats.formats import Format, get_reader, get_writer
+from ofc_stats.formats.samples import sample_hands
+from ofc_stats.formats.streaming import CHUNK_BYTES
+from ofc_stats.ingest import (
+    COMPACT_SMALL_FILES,
+    HAND_KEYS_SCHEMA,
+    IMPORTS_SCHEMA,
+    IngestProgress,
+    IngestSummary,
+    RejectedHandsError,
+    UnknownFormatOptionError,
+    _first_copies,
+    ingest,
+)
+from ofc_stats.sources import SourceError
+from ofc_stats.warehouse import Warehouse
+
+IVEY = ("6s 6c 4h", "Td Ts 9c Qs 8c", "3h 3d 3s 2h 2d")
+HELLMUTH = ("Ah Kd Qd", "9h 9d 5h 5d 4c", "Ks Js 9s 8s 7s")
+SUFFIX = {Format.JSONL: "jsonl", Format.TEXT: "txt", Format.CSV: "csv", Format.FPDB: "json"}
+FORMATS_WITH_STREETS = (Format.JSONL, Format.TEXT, Format.FPDB)
+
+
+def hand(hand_id: str, boards: tuple[tuple[str, str, str], ...] = (IVEY, HELLMUTH),
+         names: tuple[str, ...] = ("Ivey", "Hellmuth"), **fields: object) -> dict[str, object]:
+    """One native JSON Lines hand (docs/formats.md), as a dict to tamper with."""
+    record: dict[str, object] = {
+        "format": "ofc-hh", "version": 1, "site": "home", "hand_id": hand_id,
+        "table": "kitchen", "started_at": "2026-03-01T20:15:00+01:00", "variant": "pineapple",
+        "players": [{"seat": seat + 1, "name": name, "top": board[0], "middle": board[1],
+                     "bottom": board[2]}
+                    for seat, (name, board) in enumerate(zip(names, boards, strict=True))],
+    }
+    record.update(fields)
+    return record
+
+
+def lines(*hands: dict[str, object]) -> bytes:
+    return "".join(json.dumps(h) + "\n" for h in hands).encode()
+
+
+def write_hands(path: Path, batch: CanonicalBatch, fmt: Format = Format.JSONL) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "wb") as stream:
+        get_writer(fmt).write([batch], stream)
+    return path
+
+
+SCHEMAS = {"hands": HANDS_SCHEMA, "seats": SEATS_SCHEMA, "streets": STREETS_SCHEMA,
+           "rejects": PROBLEMS_SCHEMA, "imports": IMPORTS_SCHEMA, "hand_keys": HAND_KEYS_SCHEMA}
+
+
+def table(warehouse: Path, name: str) -> pl.DataFrame:
+    return Warehouse.open(warehouse).scan(name, schema=SCHEMAS[name]).collect()
+
+
+def assert_consistent(warehouse: Path) -> None:
+    """What must hold after any ingest, whole or killed: each hand once, indexes agree."""
+    hands = table(warehouse, "hands")
+    seats = table(warehouse, "seats")
+    assert hands.select("site", "hand_id").is_duplicated().sum() == 0
+    assert table(warehouse, "hand_keys").height == hands.height
+    assert seats.height == int(hands["players"].cast(pl.Int64).sum() or 0)
+    assert seats.join(hands, on=["site", "hand_id"], how="anti").is_empty()
+    streets = table(warehouse, "streets")
+    if not streets.is_empty():
+        assert streets.join(hands, on=["site", "hand_id"], how="anti").is_empty()
+        assert streets.select("site", "hand_id", "action_order").is_duplicated().sum() == 0
+    imports = table(warehouse, "imports")
+    if not hands.is_empty():
+        per_file = hands.group_by("source_file").len()
+        stored = imports.group_by("file").agg(pl.col("hands_stored").sum())
+        joined = per_file.join(stored, left_on="source_file", right_on="file", how="left")
+        assert (joined["len"] == joined["hands_stored"]).all()
+
+
+# -- round trips -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+def test_every_format_round_trips_into_the_warehouse(tmp_path: Path, fmt: Format) -> None:
+    batch = sample_hands(300, 3, seed=7, site="room")
+    path = write_hands(tmp_path / f"session.{SUFFIX[fmt]}", batch, fmt)
+    summary = ingest([path], tmp_path / "wh")  # the format is sniffed
+    assert (summary.hands_stored, summary.rejected, summary.conflicts) == (300, 0, 0)
+    hands = table(tmp_path / "wh", "hands")
+    key = ["site", "hand_id"]
+    assert hands.select(*key, "content_hash").sort(key).equals(
+        batch.hands.select(*key, "content_hash").sort(key))
+    assert (hands["source_file"] == str(path.resolve())).all()
+    seats = table(tmp_path / "wh", "seats").select(*key, "seat", "player", "cards",
+                                                   "in_fantasyland")
+    assert seats.sort(*key, "seat").equals(
+        batch.seats.select(seats.columns).sort(*key, "seat"))
+    if fmt in FORMATS_WITH_STREETS:
+        columns = [*key, "seat", "street", "action", "row", "card"]
+        assert table(tmp_path / "wh", "streets").select(columns).sort(columns).equals(
+            batch.streets.select(columns).sort(columns))
+    [row] = table(tmp_path / "wh", "imports").rows(named=True)
+    assert (row["format"], row["status"], row["hands_stored"]) == (str(fmt), "complete", 300)
+    assert row["end_offset"] == path.stat().st_size
+    assert_consistent(tmp_path / "wh")
+
+
+# -- exactly once --------------------------------------------------------------------------
+
+
+def test_importing_twice_adds_nothing_and_reads_nothing(tmp_path: Path) -> None:
+    path = write_hands(tmp_path / "a.jsonl", sample_hands(200, 3, seed=1))
+    first = ingest([tmp_path], tmp_path / "wh")
+    before = {name: table(tmp_path / "wh", name) for name in ("hands", "seats", "streets")}
+    again = ingest([path], tmp_path / "wh")
+    assert (first.hands_stored, first.files_read) == (200, 1)
+    assert (again.files_unchanged, again.files_read, again.hands_read) == (1, 0, 0)
+    assert (again.commits, again.bytes_read) == (0, 0)
+    for name, frame in before.items():
+        assert table(tmp_path / "wh", name).equals(frame)
+
+
+def test_the_same_hands_in_another_file_are_duplicates(tmp_path: Path) -> None:
+    batch = sample_hands(150, 3, seed=2)
+    write_hands(tmp_path / "in" / "a.jsonl", batch)
+    copy = write_hands(tmp_path / "in" / "copy.jsonl", batch)
+    summary = ingest([tmp_path / "in"], tmp_path / "wh")
+    assert (summary.hands_stored, summary.duplicates, summary.conflicts) == (150, 150, 0)
+    assert table(tmp_path / "wh", "hands").height == 150
+    imports = table(tmp_path / "wh", "imports")
+    assert imports.filter(pl.col("file") == str(copy.resolve()))["duplicates"].to_list() == [
+        150]
+    assert_consistent(tmp_path / "wh")
+
+
+def test_hands_twice_in_one_file_are_stored_once_with_their_seats_and_streets(
+        tmp_path: Path) -> None:
+    batch = sample_hands(300, 3, seed=3)
+    once = write_hands(tmp_path / "a.jsonl", batch).read_bytes()
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(once + once)  # two exports concatenated: every hand twice
+    summary = ingest([path], tmp_path / "wh")
+    assert (summary.hands_stored, summary.duplicates) == (300, 300)
+    assert table(tmp_path / "wh", "seats").height == 900
+    streets = table(tmp_path / "wh", "streets")
+    columns = ["site", "hand_id", "seat", "street", "action_order", "action", "row", "card"]
+    assert streets.select(columns).sort(columns).equals(
+        batch.streets.select(columns).sort(columns))
+    assert_consistent(tmp_path / "wh")
+
+
+def placed_streets(*boards: tuple[str, str, str]) -> list[dict[str, object]]:
+    """Streets that place each board on the first street (as in Fantasyland)."""
+    return [{"street": 1, "seat": seat + 1,
+             "placed": {"top": board[0].split(), "middle": board[1].split(),
+                        "bottom": board[2].split()}}
+            for seat, board in enumerate(boards)]
+
+
+def test_differing_copies_in_one_batch_keep_the_first_copys_streets(tmp_path: Path) -> None:
+    swapped = ("Ah Kd Qd", HELLMUTH[2], HELLMUTH[1])
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(lines(
+        hand("h1", streets=placed_streets(IVEY, HELLMUTH)),
+        hand("h1", boards=(IVEY, swapped), streets=placed_streets(IVEY, swapped))))
+    summary = ingest([path], tmp_path / "wh")
+    assert (summary.hands_stored, summary.conflicts) == (1, 1)
+    streets = table(tmp_path / "wh", "streets").filter(pl.col("seat") == 2)
+    assert streets.filter(pl.col("row") == "middle")["card"].sort().to_list() == sorted(
+        parse_card(card) for card in HELLMUTH[1].split())
+    assert table(tmp_path / "wh", "hands")["has_streets"].to_list() == [True]
+    assert_consistent(tmp_path / "wh")
+
+
+def test_copies_that_match_no_first_copy_are_not_stored_half(tmp_path: Path) -> None:
+    swapped = ("Ah Kd Qd", HELLMUTH[2], HELLMUTH[1])
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(lines(hand("h1"), hand("h1", boards=(IVEY, swapped))))
+    with open(path, "rb") as stream:
+        [read] = list(get_reader(Format.JSONL).read(stream, str(path)))
+    batch = read.batch
+    first = batch.hands.head(1).with_columns(pl.lit("0" * 32).alias("content_hash"))
+    resolved = _first_copies(first, batch.seats, batch.streets,
+                             batch.hands.select("site", "hand_id"))
+    assert resolved.hands.is_empty()  # no seats give that hash: the hand is not stored
+    assert resolved.unresolved.rows() == [("home", "h1")]
+    assert resolved.seats.is_empty()
+
+
+def test_copies_whose_streets_cannot_be_told_apart_keep_their_boards(tmp_path: Path) -> None:
+    forwards = placed_streets(IVEY, HELLMUTH)
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(lines(hand("h1", streets=forwards),
+                           hand("h1", streets=forwards[::-1])))  # seat 2 acts first
+    summary = ingest([path], tmp_path / "wh")
+    assert (summary.hands_stored, summary.duplicates, summary.conflicts) == (1, 1, 0)
+    assert table(tmp_path / "wh", "hands")["has_streets"].to_list() == [False]
+    assert table(tmp_path / "wh", "streets").is_empty()
+    assert table(tmp_path / "wh", "seats").height == 2
+    message = table(tmp_path / "wh", "imports")["message"].to_list()[-1]
+    assert message == ("1 hand stored without streets: copies in one batch could "
+                       "not be told apart")
+
+
+def test_a_changed_hand_is_a_conflict_and_never_overwrites(tmp_path: Path) -> None:
+    first = tmp_path / "first.jsonl"
+    first.write_bytes(lines(hand("h1"), hand("h2")))
+    changed = hand("h1", boards=(IVEY, ("Ah Kd Qd", HELLMUTH[2], HELLMUTH[1])))
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(lines(hand("h3"), changed))
+    ingest([first], tmp_path / "wh")
+    summary = ingest([second], tmp_path / "wh")
+    assert (summary.hands_stored, summary.conflicts, summary.duplicates) == (1, 1, 0)
+    [conflict] = table(tmp_path / "wh", "rejects").rows(named=True)
+    assert (conflict["kind"], conflict["file"], conflict["line"]) == (
+        "conflict", str(second.resolve()), 2)
+    assert (conflict["site"], conflict["hand_id"]) == ("home", "h1")
+    assert f"{first.resolve()} line 1" in conflict["reason"]
+    assert "Ah Kd Qd" in conflict["raw"]
+    stored = table(tmp_path / "wh", "seats").filter(pl.col("hand_id") == "h1")
+    assert stored.filter(pl.col("player") == "Hellmuth")["middle"].to_list() == [HELLMUTH[1]]
+    assert summary.problem_text() == (
+        "1 problem set aside in the warehouse's rejects table (conflict 1)")
+    assert_consistent(tmp_path / "wh")
+
+
+def test_a_conflict_inside_one_file_keeps_the_first_copy_and_its_seats(tmp_path: Path) -> None:
+    changed = hand("h1", boards=(("Ah Kd Qd", HELLMUTH[2], HELLMUTH[1]), IVEY),
+                   names=("Hellmuth", "Ivey"))
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(lines(hand("h1"), hand("h2"), changed, hand("h1")))
+    summary = ingest([path], tmp_path / "wh")
+    assert (summary.hands_stored, summary.conflicts, summary.duplicates) == (2, 1, 1)
+    assert summary.hands_read == 4
+    seats = table(tmp_path / "wh", "seats").filter(pl.col("hand_id") == "h1").sort("seat")
+    assert seats.select("seat", "player", "top").rows() == [
+        (1, "Ivey", IVEY[0]), (2, "Hellmuth", HELLMUTH[0])]
+    [conflict] = table(tmp_path / "wh", "rejects").rows(named=True)
+    assert conflict["line"] == 3
+    assert f"{path.resolve()} line 1" in conflict["reason"]
+    assert_consistent(tmp_path / "wh")
+
+
+@settings(max_examples=12, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(files=st.lists(st.lists(st.integers(0, 11), max_size=15), min_size=1, max_size=4))
+def test_any_spread_of_hands_over_files_is_stored_exactly_once(
+        tmp_path_factory: pytest.TempPathFactory, files: list[list[int]]) -> None:
+    folder = tmp_path_factory.mktemp("spread")
+    pool = write_hands(folder / "pool.jsonl", sample_hands(12, 3, seed=11)).read_bytes()
+    pool_lines = pool.splitlines(keepends=True)
+    (folder / "pool.jsonl").unlink()
+    for number, picks in enumerate(files):
+        (folder / "in" / f"{number}.jsonl").parent.mkdir(exist_ok=True)
+        (folder / "in" / f"{number}.jsonl").write_bytes(b"".join(pool_lines[i] for i in picks))
+    summary = ingest([folder / "in"], folder / "wh")
+    unique = {i for picks in files for i in picks}
+    total = sum(len(picks) for picks in files)
+    assert summary.hands_stored == len(unique)
+    assert summary.duplicates == total - len(unique)
+    assert summary.hands_read == total
+    assert sorted(table(folder / "wh", "hands")["hand_id"].to_list()) == sorted(
+        f"11-{i}" for i in unique)
+    assert_consistent(folder / "wh")
+
+
+# -- growing files -----------------------------------------------------------------------
+
+
+def test_a_growing_file_imports_only_its_new_hands(tmp_path: Path) -> None:
+    path = write_hands(tmp_path / "live.jsonl", sample_hands(100, 3, seed=4))
+    ingest([path], tmp_path / "wh")
+    size = path.stat().st_size
+    with open(path, "ab") as stream:
+        get_writer(Format.JSONL).write([sample_hands(40, 3, seed=5)], stream)
+    summary = ingest([path], tmp_path / "wh")
+    assert (summary.hands_read, summary.hands_stored, summary.duplicates) == (40, 40, 0)
+    latest = table(tmp_path / "wh", "imports").sort("commit_id").tail(1).row(0, named=True)
+    assert (latest["start_offset"], latest["end_offset"]) == (size, path.stat().st_size)
+    assert latest["status"] == "complete"
+    assert table(tmp_path / "wh", "hands").height == 140
+    assert_consistent(tmp_path / "wh")
+
+
+def test_a_half_written_hand_is_read_once_it_is_complete(tmp_path: Path) -> None:
+    path = tmp_path / "live.jsonl"
+    last = json.dumps(hand("h3")).encode()
+    path.write_bytes(lines(hand("h1"), hand("h2")) + last[:40])
+    first = ingest([path], tmp_path / "wh")
+    assert (first.hands_stored, first.problems_by_kind) == (2, {"truncated": 1})
+    path.write_bytes(lines(hand("h1"), hand("h2")) + last + b"\n" + lines(hand("h4")))
+    second = ingest([path], tmp_path / "wh")
+    assert (second.hands_read, second.hands_stored, second.rejected) == (2, 2, 0)
+    assert sorted(table(tmp_path / "wh", "hands")["hand_id"]) == ["h1", "h2", "h3", "h4"]
+    assert_consistent(tmp_path / "wh")
+
+
+def test_a_file_rewritten_since_is_read_again_whole(tmp_path: Path) -> None:
+    path = tmp_path / "session.jsonl"
+    path.write_bytes(lines(hand("h1"), hand("h2")))
+    ingest([path], tmp_path / "wh")
+    # The same hands, re-exported with other spacing, and a new one.
+    path.write_bytes(b"\n".join(json.dumps(h, indent=None, separators=(",", ":")).encode()
+                                for h in (hand("h1"), hand("h2"), hand("h5"))) + b"\n")
+    summary = ingest([path], tmp_path / "wh")
+    assert (summary.hands_read, summary.hands_stored, summary.duplicates) == (3, 1, 2)
+    latest = table(tmp_path / "wh", "imports").sort("commit_id").tail(1).row(0, named=True)
+    assert latest["start_offset"] == 0
+    assert "changed since the last import" in latest["message"]
+    assert_consistent(tmp_path / "wh")
+
+
+def test_a_file_replaced_by_another_format_is_sniffed_again(tmp_path: Path) -> None:
+    path = tmp_path / "export.dat"
+    path.write_bytes(lines(hand("h1")))
+    assert ingest([path], tmp_path / "wh").hands_stored == 1
+    write_hands(path, sample_hands(30, 3, seed=9), Format.TEXT)
+    summary = ingest([path], tmp_path / "wh")
+    assert (summary.hands_stored, summary.rejected) == (30, 0)
+    assert table(tmp_path / "wh", "imports")["format"].to_list() == ["jsonl", "text"]
+
+
+def test_an_empty_file_waits_for_hands(tmp_path: Path) -> None:
+    path = tmp_path / "new.jsonl"
+    path.write_bytes(b"")
+    summary = ingest([path], tmp_path / "wh")
+    assert (summary.files_read, summary.rejected, summary.hands_read) == (1, 0, 0)
+    path.write_bytes(lines(hand("h1")))
+    assert ingest([path], tmp_path / "wh").hands_stored == 1
+
+
+# -- archives ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("suffix", "compress"), [
+    ("gz", gzip.compress), ("bz2", bz2.compress), ("xz", lzma.compress)])
+def test_compressed_files_are_read_in_place(tmp_path: Path, suffix: str,
+                                            compress: object) -> None:
+    data = write_hands(tmp_path / "plain.jsonl", sample_hands(120, 3, seed=6)).read_bytes()
+    path = tmp_path / "in" / f"day.jsonl.{suffix}"
+    path.parent.mkdir()
+    path.write_bytes(compress(data))  # type: ignore[operator]
+    summary = ingest([tmp_path / "in"], tmp_path / "wh")
+    assert (summary.hands_stored, summary.rejected) == (120, 0)
+    row = table(tmp_path / "wh", "imports").row(0, named=True)
+    assert (row["compression"], row["end_offset"], row["size"]) == (
+        {"gz": "gzip", "bz2": "bzip2", "xz": "xz"}[suffix], len(data), path.stat().st_size)
+    assert summary.bytes_read == path.stat().st_size
+    assert ingest([path], tmp_path / "wh").files_unchanged == 1
+
+
+def test_every_member_of_a_zip_is_imported(tmp_path: Path) -> None:
+    path = tmp_path / "export.zip"
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("monday.jsonl", lines(hand("h1"), hand("h2")))
+        archive.writestr("week/tuesday.jsonl", lines(hand("h3")))
+        archive.writestr("README.jsonl", b"")
+    summary = ingest([path], tmp_path / "wh")
+    assert (summary.files, summary.hands_stored) == (3, 3)
+    hands = table(tmp_path / "wh", "hands").sort("hand_id")
+    assert hands["source_file"].to_list() == [
+        f"{path.resolve()}!monday.jsonl", f"{path.resolve()}!monday.jsonl",
+        f"{path.resolve()}!week/tuesday.jsonl"]
+    assert table(tmp_path / "wh", "imports")["member"].sort().to_list() == [
+        "README.jsonl", "monday.jsonl", "week/tuesday.jsonl"]
+    assert ingest([path], tmp_path / "wh").files_unchanged == 3
+
+
+def test_a_corrupt_archive_keeps_the_hands_before_the_damage(tmp_path: Path) -> None:
+    data = write_hands(tmp_path / "plain.jsonl", sample_hands(5000, 3, seed=8)).read_bytes()
+    assert len(data) > 2 * CHUNK_BYTES  # the reader gets whole chunks before the damage
+    packed = gzip.compress(data)
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(packed[:len(packed) * 3 // 4])  # a download cut short
+    summary = ingest([path], tmp_path / "wh", batch_hands=500)
+    assert 0 < summary.hands_stored < 5000
+    assert (summary.files_failed, summary.problems_by_kind) == (1, {"file": 1})
+    [reject] = table(tmp_path / "wh", "rejects").rows(named=True)
+    assert reject["reason"].startswith("corrupt gzip archive: ")
+    assert (reject["file"], reject["line"]) == (str(path.resolve()), None)
+    assert table(tmp_path / "wh", "imports")["status"].to_list()[-1] == "failed"
+    again = ingest([path], tmp_path / "wh")  # unchanged: not read, not reported again
+    assert (again.files_unchanged, again.rejected) == (1, 0)
+    path.write_bytes(packed)  # downloaded again, whole
+    whole = ingest([path], tmp_path / "wh")
+    assert whole.hands_stored == 5000 - summary.hands_stored
+    assert_consistent(tmp_path / "wh")
+
+
+def test_a_corrupt_zip_is_reported_as_a_file(tmp_path: Path) -> None:
+    path = tmp_path / "broken.zip"
+    path.write_bytes(b"PK\x03\x04" + b"\x00" * 100)
+    good = tmp_path / "good.jsonl"
+    good.write_bytes(lines(hand("h1")))
+    summary = ingest([path, good], tmp_path / "wh")
+    assert (summary.hands_stored, summary.files_failed) == (1, 1)
+    [reject] = table(tmp_path / "wh", "rejects").rows(named=True)
+    assert (reject["kind"], reject["file"]) == ("file", str(path.resolve()))
+    assert reject["reason"].startswith("corrupt zip archive: ")
+
+
+# -- rejects -----------------------------------------------------------------------------
+
+
+BAD_HANDS = [
+    (b'{"format": "ofc-hh", "version": 1, "site": "home", "hand_id": "b1"',
+     "syntax", "invalid JSON"),
+    (json.dumps(hand("b2", version=7)).encode(), "version", "version '7' is not supported"),
+    (json.dumps(hand("b3", variant="omaha")).encode(), "variant", "unknown variant 'omaha'"),
+    (json.dumps(hand("b4", started_at="yesterday")).encode(), "timestamp",
+     "bad timestamp 'yesterday'"),
+    (json.dumps(hand("b5", point_value="1,5")).encode(), "money", "bad point value '1,5'"),
+    (json.dumps(hand("b6", boards=(IVEY, ("Ah Kd Zz", *HELLMUTH[1:]))))
+     .encode(), "card", "bad card 'Zz' (seat 2 top)"),
+    (json.dumps(hand("b7", boards=(IVEY, ("Ah Kd 6s", *HELLMUTH[1:])))).encode(),
+     "duplicate card", "duplicate card 6s (seat 1 top, seat 2 top)"),
+    (json.dumps(hand("b8", boards=(IVEY, (HELLMUTH[0], HELLMUTH[1] + " 2c", HELLMUTH[2]))))
+     .encode(), "row size", "wrong row size: seat 2 middle has 6 cards (holds 5)"),
+    (json.dumps(hand("b9", names=("Ivey", "Ivey"))).encode(), "seat",
+     "the same player in two seats"),
+    (json.dumps({k: v for k, v in hand("b10").items() if k != "table"}).encode(),
+     "missing field", "missing table"),
+    (json.dumps(hand("b11")).encode().replace(b"kitchen", b"kitch\xff\xfen"), "encoding", ""),
+]
+
+
+def test_every_bad_hand_is_set_aside_with_its_reason_and_the_rest_imports(
+        tmp_path: Path) -> None:
+    parts = [json.dumps(hand("g0")).encode()]
+    for number, (raw, _, _) in enumerate(BAD_HANDS):
+        parts += [raw, json.dumps(hand(f"g{number + 1}")).encode()]
+    truncated = json.dumps(hand("b12")).encode()[:50]
+    path = tmp_path / "mixed.jsonl"
+    path.write_bytes(b"\n".join(parts) + b"\n" + truncated)
+    (tmp_path / "notes.jsonl").write_bytes(b"these are my notes, not hands\n")
+    summary = ingest([path, tmp_path / "notes.jsonl"], tmp_path / "wh")
+    assert summary.hands_stored == len(BAD_HANDS) + 1
+    assert sorted(table(tmp_path / "wh", "hands")["hand_id"]) == sorted(
+        f"g{n}" for n in range(len(BAD_HANDS) + 1))
+    rejects = table(tmp_path / "wh", "rejects")
+    assert set(rejects["kind"]) <= set(PROBLEM_KINDS)
+    by_line = {row["line"]: row for row in rejects.rows(named=True)}
+    for number, (raw, kind, reason) in enumerate(BAD_HANDS):
+        row = by_line[2 * number + 2]
+        assert (row["kind"], row["file"]) == (kind, str(path.resolve())), row
+        assert reason in row["reason"], row
+        # The source text as it was (an undecodable byte shows as "?").
+        assert row["raw"] == raw.decode(errors="replace").replace("\ufffd", "?"), row
+    tail = by_line[2 * len(BAD_HANDS) + 2]
+    assert (tail["kind"], tail["raw"]) == ("truncated", truncated.decode())
+    [notes] = rejects.filter(pl.col("kind") == "format").rows(named=True)
+    assert notes["file"] == str((tmp_path / "notes.jsonl").resolve())
+    assert "not a hand history" in notes["reason"]
+    assert summary.rejected == len(BAD_HANDS) + 2
+    assert summary.problems_by_kind["format"] == 1
+    again = ingest([path, tmp_path / "notes.jsonl"], tmp_path / "wh")
+    assert (again.files_unchanged, again.rejected) == (2, 0)
+
+
+def test_strict_mode_raises_after_storing_the_good_hands(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(lines(hand("h1"), hand("h2", variant="omaha")))
+    with pytest.raises(RejectedHandsError, match=r"1 problem set aside .*variant 1") as caught:
+        ingest([path], tmp_path / "wh", strict=True)
+    assert caught.value.summary.hands_stored == 1
+    assert caught.value.exit_code == 4
+    assert table(tmp_path / "wh", "hands")["hand_id"].to_list() == ["h1"]
+
+
+def test_user_errors_are_specific(tmp_path: Path) -> None:
+    with pytest.raises(SourceError, match="no such file or folder"):
+        ingest([tmp_path / "missing.jsonl"], tmp_path / "wh")
+    with pytest.raises(UnknownFormatOptionError, match="unknown format 'xml'"):
+        ingest([tmp_path], tmp_path / "wh", fmt="xml")
+
+
+def test_a_forced_format_reads_what_sniffing_cannot(tmp_path: Path) -> None:
+    path = tmp_path / "export.dat"
+    path.write_bytes(b"\n\n" + lines(hand("h1")))
+    forced = ingest([path], tmp_path / "wh", fmt="jsonl")
+    assert (forced.hands_stored, forced.rejected) == (1, 0)
+    assert table(tmp_path / "wh", "imports")["format"].to_list() == ["jsonl"]
+
+
+# -- progress, compaction ----------------------------------------------------------------
+
+
+def test_an_interrupted_ingest_keeps_whole_commits_and_resumes(tmp_path: Path) -> None:
+    for number in range(4):
+        write_hands(tmp_path / "in" / f"{number}.jsonl", sample_hands(300, 3, seed=30 + number))
+    calls = 0
+
+    def interrupt(progress: IngestProgress) -> None:
+        nonlocal calls
+        calls += 1
+        if calls == 12:  # Ctrl-C in the middle of the second file
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        ingest([tmp_path / "in"], tmp_path / "wh", progress=interrupt, commit_hands=100,
+               batch_hands=50)
+    assert_consistent(tmp_path / "wh")
+    stored = table(tmp_path / "wh", "hands").height
+    assert 0 < stored < 1200
+    summary = ingest([tmp_path / "in"], tmp_path / "wh")
+    assert (summary.hands_stored, summary.duplicates) == (1200 - stored, 0)
+    assert_consistent(tmp_path / "wh")
+
+
+def test_progress_reports_files_bytes_and_hands(tmp_path: Path) -> None:
+    for number in range(3):
+        write_hands(tmp_path / "in" / f"{number}.jsonl", sample_hands(50, 3, seed=20 + number))
+    seen: list[IngestProgress] = []
+    summary = ingest([tmp_path / "in"], tmp_path / "wh", progress=seen.append)
+    assert seen[-1].files_done == seen[-1].files_total == 3
+    assert seen[-1].bytes_done == seen[-1].bytes_total == summary.bytes_read
+    assert seen[-1].hands_read == 150
+    assert [p.hands_read for p in seen] == sorted(p.hands_read for p in seen)
+
+
+def test_many_small_commits_are_compacted(tmp_path: Path) -> None:
+    for number in range(COMPACT_SMALL_FILES + 2):
+        (tmp_path / "in" / f"{number:02d}.jsonl").parent.mkdir(exist_ok=True)
+        (tmp_path / "in" / f"{number:02d}.jsonl").write_bytes(lines(hand(f"h{number}")))
+    summary = ingest([tmp_path / "in"], tmp_path / "wh", commit_hands=1)
+    assert summary.commits >= COMPACT_SMALL_FILES + 2
+    assert summary.files_compacted > 0
+    warehouse = Warehouse.open(tmp_path / "wh")
+    assert len(warehouse.files("hands")) == 1
+    assert len(warehouse.files("imports")) == 1
+    assert table(tmp_path / "wh", "hands").height == COMPACT_SMALL_FILES + 2
+    assert_consistent(tmp_path / "wh")
+
+
+def test_the_summary_reads_well_and_serialises(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(lines(hand("h1"), hand("h2", variant="omaha")))
+    summary = ingest([path], tmp_path / "wh")
+    text = summary.report()
+    assert text.startswith("ingested 1 file (1 read, 0 unchanged) into ")
+    assert "  1 hand stored, 0 duplicates, 0 conflicts, 1 rejected (of 1 good hand read)\n" in text
+    assert text.endswith(" MB read, 1 commit)")
+    values = json.loads(json.dumps(summary.as_dict()))
+    assert values["problems_by_kind"] == {"variant": 1}
+    assert set(values) >= {f for f in IngestSummary.__dataclass_fields__} | {
+        "hands_per_second", "megabytes_per_second"}
+
+
+def test_a_warehouse_missing_its_keys_is_reindexed(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(lines(hand("h1"), hand("h2")))
+    ingest([path], tmp_path / "wh")
+    warehouse = Warehouse.open(tmp_path / "wh")
+    with warehouse.writing():  # as if hands had been written by an older tool
+        warehouse.commit([], [f for f in warehouse.files("hand_keys")], action="test")
+    copy = tmp_path / "b.jsonl"
+    copy.write_bytes(lines(hand("h2"), hand("h3")))
+    summary = ingest([copy], tmp_path / "wh")
+    assert (summary.hands_stored, summary.duplicates) == (1, 1)
+    assert_consistent(tmp_path / "wh")
+
+
+def test_a_log_file_left_half_written_by_a_kill_is_not_a_commit(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(lines(hand("h1")))
+    ingest([path], tmp_path / "wh")
+    # Killed between writing the next commit's log file and renaming it into place.
+    (tmp_path / "wh" / "_log" / ".tmp-0123abcd-000000000002.json").write_text('{"id": 2, "ad')
+    assert table(tmp_path / "wh", "hands").height == 1  # readers are not disturbed
+    other = tmp_path / "b.jsonl"
+    other.write_bytes(lines(hand("h2")))
+    assert ingest([other], tmp_path / "wh").hands_stored == 1
+    assert not list((tmp_path / "wh" / "_log").glob(".tmp-*"))
+    assert table(tmp_path / "wh", "hands").height == 2

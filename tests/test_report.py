@@ -1,0 +1,448 @@
+"""``ofc-stats report``: the datasets, the figures and the page, on real warehouses.
+
+The figures are checked against numbers computed here with polars straight from the
+scored Parquet files (a path independent of the report's SQL); the page's safety
+(escaping, no network) is checked in its text here and in a real browser in
+``test_report_browser.py``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import plotly.graph_objects as go
+import polars as pl
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from ofc_stats.bench import build_benchmark_warehouse
+from ofc_stats.cli import app
+from ofc_stats.report import (
+    EmptyScopeError,
+    NoScoredHandsError,
+    ReportError,
+    UnknownPlayerError,
+    UnknownTableError,
+    default_report_path,
+    write_report,
+)
+from ofc_stats.report_data import (
+    ReportLimits,
+    ReportScope,
+    load_report_data,
+    parse_since,
+    wilson_interval,
+)
+from ofc_stats.report_figures import report_charts
+from ofc_stats.report_page import card_html, plotly_js, row_html, script_json
+from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse_scoring import score_warehouse
+from tests.builders import (
+    ENTRY_QQ,
+    ENTRY_QQ_2,
+    FOULED_1,
+    NOTHING_1,
+    NOTHING_2,
+    TRIPS_TOP,
+    Hand,
+    Seat,
+    store,
+)
+
+runner = CliRunner()
+EVIL_PLAYER = "<script>alert(1)</script>"
+EVIL_TABLE = "</script><img src=x onerror=alert(2)>&amp;"
+ALICE_BOARDS = [ENTRY_QQ, NOTHING_1, TRIPS_TOP, FOULED_1]
+OTHER_BOARDS = [NOTHING_2, ENTRY_QQ_2]
+
+
+def report_hands() -> list[list[Hand]]:
+    """Two tables: alice against bob (alice in Fantasyland in some hands), then the
+    player with a script for a name against bob at a table with markup for a name."""
+    first = [Hand(f"r-{i:03d}", [
+        Seat("alice", ALICE_BOARDS[i % 4], in_fantasyland=i % 4 in (1, 2)),
+        Seat("bob", OTHER_BOARDS[i % 2])], table="t1", minute=i * 2.0)
+        for i in range(16)]
+    # A break of two hours starts a second session at t1.
+    second = [Hand(f"r-{i:03d}", [
+        Seat("alice", ALICE_BOARDS[i % 4]), Seat("bob", OTHER_BOARDS[i % 2])],
+        table="t1", minute=120 + i * 2.0) for i in range(16, 24)]
+    evil = [Hand(f"e-{i:03d}", [
+        Seat(EVIL_PLAYER, ALICE_BOARDS[(i + 1) % 4]), Seat("bob", OTHER_BOARDS[i % 2])],
+        table=EVIL_TABLE, minute=300 + i * 2.0) for i in range(10)]
+    return [first + second, evil]
+
+
+def build_report_warehouse(root: Path) -> Warehouse:
+    """The warehouse of :func:`report_hands`, scored."""
+    warehouse = store(root, *report_hands())
+    score_warehouse(warehouse)
+    return warehouse
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
+    return build_report_warehouse(tmp_path_factory.mktemp("report") / "warehouse")
+
+
+def player_hands(warehouse: Warehouse) -> pl.DataFrame:
+    return warehouse.scan("player_hands", "default").collect()
+
+
+def matchups_both_ways(warehouse: Warehouse) -> pl.DataFrame:
+    """The stored matchups (each pair once) seen from both sides, as the view does."""
+    stored = warehouse.scan("matchups", "default").collect()
+    mirrored = stored.select(
+        "site", "hand_id", "started_at", pl.col("opponent").alias("player"),
+        pl.col("player").alias("opponent"), -pl.col("points"), -pl.col("royalty_diff"),
+        *(-pl.col(f"{row}_result") for row in ("top", "middle", "bottom")))
+    return pl.concat([stored.select(mirrored.columns), mirrored])
+
+
+# --- the datasets --------------------------------------------------------------------
+
+
+def test_headline_figures_match_the_scored_hands(warehouse: Warehouse) -> None:
+    data = load_report_data(warehouse, ReportScope(player="alice"))
+    row = data.headline.row(0, named=True)
+    alice = player_hands(warehouse).filter(pl.col("player") == "alice")
+    outside = alice.filter(~pl.col("in_fantasyland"))
+    inside = alice.filter(pl.col("in_fantasyland"))
+    assert row["hands"] == alice.height == 24
+    assert row["points"] == alice["points"].sum()
+    assert row["points_per_hand"] == pytest.approx(alice["points"].mean())
+    assert row["foul_pct"] == pytest.approx(100 * alice["fouled"].mean())
+    assert row["fl_entry_pct"] == pytest.approx(100 * outside["fl_entry"].mean())
+    assert row["fl_stay_pct"] == pytest.approx(100 * inside["fl_stay"].mean())
+    assert (row["non_fl_hands"], row["fl_hands"]) == (outside.height, inside.height)
+    assert row["scoop_pct"] == pytest.approx(
+        100 * alice["scoops"].sum() / alice["opponents"].sum())
+    assert row["royalties_per_hand"] == pytest.approx(alice["royalties"].mean())
+    for name in ("points_per_hand", "royalties_per_hand", "foul_pct", "fl_entry_pct",
+                 "fl_stay_pct", "scoop_pct"):
+        assert row[f"{name}_low"] <= row[name] <= row[f"{name}_high"], name
+    assert data.summary["hands"] == 24
+    assert data.summary["players"] == 1
+
+
+def test_timeline_ends_at_the_totals_and_splits_royalties_exactly(
+        warehouse: Warehouse) -> None:
+    limits = ReportLimits(points=5, players_shown=10)
+    data = load_report_data(warehouse, ReportScope(), limits)
+    matchups = matchups_both_ways(warehouse)
+    hands = player_hands(warehouse)
+    for player in ("alice", "bob", EVIL_PLAYER):
+        series = data.timeline.filter(pl.col("player") == player)
+        mine = hands.filter(pl.col("player") == player)
+        assert 1 <= series.height <= 5  # sampled, never more than the bound
+        last = series.row(-1, named=True)
+        assert last["hand_number"] == mine.height
+        assert last["cumulative_points"] == mine["points"].sum()
+        exchanged = matchups.filter(pl.col("player") == player)["royalty_diff"].sum()
+        assert last["cumulative_royalties"] == exchanged
+        assert last["cumulative_rows"] == mine["points"].sum() - exchanged
+        assert series["hand_number"].is_sorted()
+        assert series["sample_hands"].sum() == mine.height
+        assert series["fl_hands"].sum() == mine["in_fantasyland"].sum()
+        # The rolling window is at least 20 hands, so here the foul rate of all hands.
+        window = int(last["window_hands"])
+        recent = mine.sort("started_at", "site", "hand_id").tail(window)
+        assert last["foul_pct"] == pytest.approx(100 * recent["fouled"].mean())
+
+
+def test_timeline_samples_each_hand_when_there_are_few(warehouse: Warehouse) -> None:
+    data = load_report_data(warehouse, ReportScope(player="alice"))
+    assert data.timeline.height == 24
+    assert data.timeline["sample_hands"].to_list() == [1] * 24
+    cumulative = player_hands(warehouse).filter(pl.col("player") == "alice").sort(
+        "started_at", "hand_id")["points"].cum_sum().to_list()
+    assert data.timeline["cumulative_points"].to_list() == cumulative
+
+
+def test_sessions_rows_and_head_to_head_add_up(warehouse: Warehouse) -> None:
+    data = load_report_data(warehouse, ReportScope(player="alice"))
+    hands = player_hands(warehouse)
+    alice = hands.filter(pl.col("player") == "alice")
+    # Two sessions at t1: the two-hour break splits them.
+    assert data.sessions["hands"].to_list() == [16, 8]
+    assert data.sessions["points"].sum() == alice["points"].sum()
+    assert data.sessions["total_sessions"].to_list() == [2, 2]
+    results = data.row_results.row(0, named=True)
+    matchups = matchups_both_ways(warehouse).filter(pl.col("player") == "alice")
+    for row in ("top", "middle", "bottom"):
+        counts = [results[f"{row}_{outcome}"] for outcome in ("won", "tied", "lost")]
+        assert sum(counts) == results["matchups"] == matchups.height
+        assert counts[0] == matchups.filter(pl.col(f"{row}_result") == 1).height
+    versus = data.head_to_head.row(0, named=True)
+    assert (versus["opponent"], versus["hands"], versus["points"]) == (
+        "bob", 24, alice["points"].sum())
+
+
+def test_overview_head_to_head_is_antisymmetric_and_players_agree(
+        warehouse: Warehouse) -> None:
+    data = load_report_data(warehouse, ReportScope())
+    pairs = {(r["player"], r["opponent"]): r for r in data.head_to_head.iter_rows(named=True)}
+    assert set(pairs) == {("alice", "bob"), ("bob", "alice"), (EVIL_PLAYER, "bob"),
+                          ("bob", EVIL_PLAYER)}
+    for (player, opponent), row in pairs.items():
+        assert row["points"] == -pairs[opponent, player]["points"]
+        assert row["top_net"] == -pairs[opponent, player]["top_net"]
+    # Every per-player chart shows the same players, in the table's order (points).
+    by_points = data.headline.sort("points", descending=True)["player"].to_list()
+    assert data.shown == by_points
+    assert data.royalties["player"].to_list() == by_points
+    assert data.row_results["player"].to_list() == by_points
+    assert data.sessions["player"].to_list() == by_points
+
+
+def test_categories_cover_every_board_of_each_row(warehouse: Warehouse) -> None:
+    data = load_report_data(warehouse, ReportScope())
+    per_row = data.categories.group_by("row").agg(pl.col("pct").sum(), pl.col("boards").sum())
+    for row in per_row.iter_rows(named=True):
+        assert row["pct"] == pytest.approx(100)
+        assert row["boards"] == player_hands(warehouse).height
+
+
+def test_biggest_hands_show_every_board_of_the_biggest_results(warehouse: Warehouse) -> None:
+    data = load_report_data(warehouse, ReportScope(player="alice"))
+    alice = player_hands(warehouse).filter(pl.col("player") == "alice")
+    wins = data.biggest_hands.filter(pl.col("kind") == "win")
+    losses = data.biggest_hands.filter(pl.col("kind") == "loss")
+    assert wins["subject_points"][0] == alice["points"].max()
+    assert losses["subject_points"][0] == alice["points"].min()
+    assert wins["subject_points"].is_sorted(descending=True)
+    # Two boards per hand, both drawn, with the hand's points summing to zero.
+    for _, hand in data.biggest_hands.group_by(["kind", "place"]):
+        assert sorted(hand["player"].to_list()) == ["alice", "bob"]
+        assert hand["points"].sum() == 0
+
+
+def test_scope_filters_by_table_and_date(warehouse: Warehouse) -> None:
+    at_t1 = load_report_data(warehouse, ReportScope(table="t1"))
+    assert at_t1.summary["hands"] == 24
+    assert at_t1.summary["players"] == 2
+    since = parse_since("2026-03-01T22:00")  # the builders start at 20:00 UTC
+    late = load_report_data(warehouse, ReportScope(player="alice", since=since))
+    assert late.summary["hands"] == 8  # the second session, from 22:00
+    assert late.headline["first_hand"][0] >= since
+
+
+@pytest.mark.parametrize(("scope", "error", "message"), [
+    (ReportScope(player="alise"), UnknownPlayerError, "did you mean 'alice'"),
+    (ReportScope(table="t9"), UnknownTableError, "no table named 't9'"),
+    (ReportScope(player="alice", since=dt.datetime(2030, 1, 1, tzinfo=dt.UTC)),
+     EmptyScopeError, "no scored hands of alice since 2030-01-01"),
+    (ReportScope(player="alice", table=EVIL_TABLE), EmptyScopeError, "no scored hands"),
+])
+def test_user_errors_say_what_to_do(warehouse: Warehouse, scope: ReportScope,
+                                    error: type[ReportError], message: str) -> None:
+    with pytest.raises(error, match=re.escape(message)):
+        load_report_data(warehouse, scope)
+
+
+def test_an_unscored_warehouse_asks_for_ofc_stats_score(tmp_path: Path) -> None:
+    warehouse = store(tmp_path, report_hands()[0])
+    with pytest.raises(NoScoredHandsError, match="run 'ofc-stats score'"):
+        write_report(warehouse, out=tmp_path / "r.html")
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("2026-03-01", dt.datetime(2026, 3, 1, tzinfo=dt.UTC)),
+    ("2026-03-01T20:15", dt.datetime(2026, 3, 1, 20, 15, tzinfo=dt.UTC)),
+    ("2026-03-01T20:15+02:00", dt.datetime(2026, 3, 1, 18, 15, tzinfo=dt.UTC)),
+    (dt.date(2026, 3, 1), dt.datetime(2026, 3, 1, tzinfo=dt.UTC)),
+    (None, None),
+])
+def test_since_is_a_utc_moment(text: str | dt.date | None, expected: dt.datetime | None
+                               ) -> None:
+    assert parse_since(text) == expected
+
+
+def test_since_rejects_what_is_not_a_date() -> None:
+    with pytest.raises(ReportError, match="'last week' is not a date"):
+        parse_since("last week")
+
+
+@given(trials=st.integers(0, 10_000), data=st.data())
+def test_wilson_interval_holds_the_rate_within_0_and_100(trials: int, data: st.DataObject
+                                                        ) -> None:
+    successes = data.draw(st.integers(0, trials))
+    low, high = wilson_interval(pl.col("k"), pl.col("n"))
+    bounds = pl.DataFrame({"k": [successes], "n": [trials]}).select(
+        low.alias("low"), high.alias("high")).row(0)
+    if trials == 0:
+        assert bounds == (None, None)
+    else:
+        assert 0 <= bounds[0] <= 100 * successes / trials <= bounds[1] <= 100
+
+
+# --- the figures ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("player", [None, "alice", EVIL_PLAYER])
+def test_every_figure_is_valid_plotly(warehouse: Warehouse, player: str | None) -> None:
+    data = load_report_data(warehouse, ReportScope(player=player))
+    charts = report_charts(data)
+    assert [chart.key for chart in charts] == [
+        "cumulative", "sessions", "fouls", "fantasyland", "royalties", "rows",
+        "head-to-head", "categories"]
+    for chart in charts:
+        figure = go.Figure(chart.figure)  # plotly's validators reject unknown properties
+        assert figure.data, chart.key
+        assert chart.title, chart.key
+        assert chart.caption, chart.key
+
+
+def test_names_in_figures_are_escaped_for_plotly(warehouse: Warehouse) -> None:
+    charts = report_charts(load_report_data(warehouse, ReportScope()))
+    text = json.dumps([chart.figure for chart in charts])
+    assert EVIL_PLAYER not in text
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in text
+
+
+# --- the page ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def overview_page(warehouse: Warehouse, tmp_path_factory: pytest.TempPathFactory) -> str:
+    target = tmp_path_factory.mktemp("pages") / "overview.html"
+    summary = write_report(warehouse, out=target)
+    assert summary.bytes == target.stat().st_size
+    assert summary.charts == 8
+    return target.read_text(encoding="utf-8")
+
+
+def test_the_page_is_one_offline_file_with_plotly_once(overview_page: str) -> None:
+    assert overview_page.count(plotly_js()) == 1
+    # The page's own markup loads nothing (plotly.js holds links it never follows here;
+    # the browser tests check that no request is made).
+    own = overview_page.replace(plotly_js(), "")
+    assert not re.search(r"""(src|href)\s*=\s*["']?\s*(https?:)?//""", own)
+    assert "<link" not in own
+    assert "@import" not in own
+    assert "url(" not in own
+    assert "Content-Security-Policy" in overview_page
+    assert "default-src 'none'" in overview_page
+    assert overview_page.count('class="plot"') == 8
+
+
+def test_untrusted_names_never_become_markup(overview_page: str) -> None:
+    assert EVIL_PLAYER not in overview_page
+    assert "<img src=x" not in overview_page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in overview_page  # shown as text
+    scripts = re.findall(r"<script[^>]*>(.*?)</script>", overview_page, re.S)
+    assert len(scripts) == 4  # plotly.js, the figures, the config, the drawing code
+    data = re.search(r'<script type="application/json" id="report-figures">(.*?)</script>',
+                      overview_page, re.S)
+    assert data is not None
+    assert not re.search(r"[<>&]", data.group(1))
+    assert set(json.loads(data.group(1))) == {
+        "cumulative", "sessions", "fouls", "fantasyland", "royalties", "rows",
+        "head-to-head", "categories"}
+
+
+def test_script_json_cannot_close_its_element() -> None:
+    text = script_json({"name": EVIL_TABLE})
+    assert "</script" not in text
+    assert "<" not in text
+    assert "&" not in text
+    assert json.loads(text) == {"name": EVIL_TABLE}
+
+
+@pytest.mark.parametrize(("card", "expected"), [
+    ("Ah", '<span class="card h">A♥</span>'),
+    ("Ts", '<span class="card s">T♠</span>'),
+    ("2c", '<span class="card c">2♣</span>'),
+    ("Kd", '<span class="card d">K♦</span>'),
+    ("Xj", '<span class="card x" title="joker">★</span>'),
+    ("<b>", '<span class="card x">&lt;b&gt;</span>'),
+])
+def test_cards_are_drawn_with_their_suit(card: str, expected: str) -> None:
+    assert card_html(card) == expected
+
+
+def test_rows_are_sorted_and_padded_to_their_size() -> None:
+    drawn = row_html("2c Ah", 3)
+    assert drawn.index("A♥") < drawn.index("2♣")
+    assert drawn.count('class="card e"') == 1
+
+
+def test_a_player_report_names_the_player_and_defaults_under_reports(
+        warehouse: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    summary = write_report(warehouse, player="alice", since="2026-03-01")
+    assert Path(summary.path) == Path("reports/alice.html")
+    page = Path(summary.path).read_text(encoding="utf-8")
+    assert "OFC report <span class=\"subject\">alice</span>" in page
+    assert (summary.hands, summary.players, summary.charts) == (24, 1, 8)
+    assert not list(Path("reports").glob(".*"))  # no temporary file left behind
+
+
+@pytest.mark.parametrize(("player", "path"), [
+    (None, "reports/overview.html"),
+    ("alice", "reports/alice.html"),
+    ("Phil Ivey", "reports/phil-ivey.html"),
+    ("../../etc/passwd", "reports/etc-passwd.html"),
+    (EVIL_PLAYER, "reports/script-alert-1-script.html"),
+    ("日本", "reports/player.html"),
+])
+def test_default_paths_are_safe_file_names(player: str | None, path: str) -> None:
+    assert default_report_path(player).as_posix() == path
+
+
+# --- the command ---------------------------------------------------------------------
+
+
+def test_cli_writes_the_report_and_reports_errors_on_one_line(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    target = tmp_path / "bob.html"
+    result = runner.invoke(app, ["report", "--player", "bob", "--out", str(target),
+                                 "-w", str(warehouse.root), "--json"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads(result.stdout)
+    assert summary["path"] == str(target)
+    assert summary["bytes"] == target.stat().st_size
+    text = runner.invoke(app, ["report", "--table", "t1", "--out", str(target),
+                               "-w", str(warehouse.root)])
+    assert text.exit_code == 0
+    assert text.stdout.startswith(f"wrote {target} (")
+    assert "8 charts; 24 hands, 2 players" in text.stdout
+    for arguments, message in [
+        (["--player", "alise"], "no player named 'alise' in the scored hands; did you mean "
+                                "'alice'?"),
+        (["--since", "soon"], "--since 'soon' is not a date (use ISO 8601, e.g. 2026-03-01 "
+                              "or 2026-03-01T20:00)"),
+        (["--table", "t9"], "no table named 't9' in the scored hands"),
+    ]:
+        failed = runner.invoke(app, ["report", *arguments, "-w", str(warehouse.root),
+                                     "--out", str(tmp_path / "x.html")])
+        assert failed.exit_code == 2
+        assert failed.stderr == f"ofc-stats: error: {message}\n"
+
+
+def test_report_runs_as_a_real_process(warehouse: Warehouse, tmp_path: Path) -> None:
+    completed = subprocess.run(
+        [sys.executable, "-m", "ofc_stats", "report", "-w", str(warehouse.root),
+         "--out", str(tmp_path / "all.html")], capture_output=True, text=True, check=False)
+    assert completed.returncode == 0, completed.stderr
+    assert "8 charts; 34 hands, 3 players" in completed.stdout
+    assert (tmp_path / "all.html").stat().st_size > 4_000_000  # plotly.js is embedded
+
+
+@pytest.mark.slow
+def test_a_report_of_100000_hands_is_under_5_mb(tmp_path: Path) -> None:
+    root = tmp_path / "warehouse"
+    build_benchmark_warehouse(root, 300_000, 3, player_pool=30, with_hands=True)
+    score_warehouse(Warehouse.open(root))
+    for player in (None, "player-0"):
+        summary = write_report(root, player=player, out=tmp_path / "report.html")
+        assert summary.hands == (100_000 if player is None else 10_000)
+        assert summary.bytes < 5_000_000, (player, summary.bytes)

@@ -1,0 +1,172 @@
+"""The report in a real browser: headless Chromium, driven by Playwright.
+
+Every chart must render (Plotly's SVG in each), with no script error, no network
+request and no untrusted name turned into markup. Screenshots are written to the
+test's temporary folder (or to ``$OFC_REPORT_SCREENSHOTS`` to keep them). The
+tests skip only when no Chromium is installed (``apt-get install chromium``); CI
+installs it. Playwright drives the system Chromium and needs no browser download.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, Page, sync_playwright
+
+from ofc_stats.report import write_report
+from tests.test_report import EVIL_PLAYER, EVIL_TABLE, build_report_warehouse
+
+CHROMIUM = next((path for path in (os.environ.get("OFC_STATS_CHROMIUM"),
+                                   shutil.which("chromium"), shutil.which("chromium-browser"))
+                 if path and Path(path).exists()), None)
+if CHROMIUM is None and os.environ.get("OFC_STATS_REQUIRE_BROWSER"):
+    # CI installs Chromium and sets this: a missing browser must fail, not skip.
+    raise RuntimeError("OFC_STATS_REQUIRE_BROWSER is set but no Chromium is installed")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="no Chromium installed (apt-get install chromium, or set "
+                             "OFC_STATS_CHROMIUM to its path)")
+CHART_KEYS = ["cumulative", "sessions", "fouls", "fantasyland", "royalties", "rows",
+              "head-to-head", "categories"]
+LAPTOP = {"width": 1366, "height": 768}
+
+
+@dataclass
+class Visit:
+    """A page opened in the browser, with what happened while it loaded."""
+
+    page: Page
+    errors: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    folder = tmp_path_factory.mktemp("browser")
+    warehouse = build_report_warehouse(folder / "warehouse")
+    return {name: Path(write_report(warehouse, player=player, out=folder / f"{name}.html").path)
+            for name, player in (("overview", None), ("alice", "alice"),
+                                 ("evil", EVIL_PLAYER))}
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=CHROMIUM,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def visit(browser: Browser) -> Iterator[Any]:
+    contexts = []
+
+    def open_report(path: Path, offline: bool = False) -> Visit:
+        context = browser.new_context(viewport=LAPTOP)
+        contexts.append(context)
+        if offline:
+            context.set_offline(True)
+        page = context.new_page()
+        seen = Visit(page)
+        page.on("pageerror", lambda error: seen.errors.append(str(error)))
+        page.on("console", lambda message: seen.errors.append(message.text)
+                if message.type == "error" else None)
+        page.on("request", lambda request: seen.requests.append(request.url))
+
+        def on_dialog(dialog: Any) -> None:
+            seen.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+        page.goto(path.as_uri(), wait_until="load")
+        page.wait_for_function(
+            "n => document.querySelectorAll('.plot .main-svg').length >= n",
+            arg=len(CHART_KEYS), timeout=15_000)
+        return seen
+
+    yield open_report
+    for context in contexts:
+        context.close()
+
+
+def screenshot_folder(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("OFC_REPORT_SCREENSHOTS") or tmp_path)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def drawn(page: Page, key: str) -> dict[str, Any]:
+    """What Plotly drew for one chart: its SVG layers and traces."""
+    result: dict[str, Any] = page.evaluate("""key => {
+        const plot = document.getElementById('plot-' + key);
+        return {svgs: plot.querySelectorAll('svg.main-svg').length,
+                traces: (plot.data || []).length,
+                marks: plot.querySelectorAll('.trace, .hm, image').length,
+                width: plot.getBoundingClientRect().width};
+    }""", key)
+    return result
+
+
+@pytest.mark.parametrize("name", ["overview", "alice"])
+def test_every_chart_renders_without_errors_and_looks_whole(
+        reports: dict[str, Path], visit: Any, name: str, tmp_path: Path) -> None:
+    seen = visit(reports[name])
+    for key in CHART_KEYS:
+        chart = drawn(seen.page, key)
+        assert chart["svgs"] >= 1, key
+        assert chart["traces"] >= 1, key
+        assert chart["marks"] >= 1, key
+        assert chart["width"] > 300, key
+    assert seen.errors == []
+    # Usable on a laptop: nothing sticks out sideways.
+    assert seen.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    shot = screenshot_folder(tmp_path) / f"report-{name}.png"
+    seen.page.screenshot(path=str(shot), full_page=True)
+    assert shot.stat().st_size > 50_000
+
+
+def test_hover_shows_the_numbers(reports: dict[str, Path], visit: Any) -> None:
+    page = visit(reports["alice"]).page
+    page.evaluate("""() => Plotly.Fx.hover('plot-cumulative',
+                                              [{curveNumber: 0, pointNumber: 3}])""")
+    text = page.locator("#plot-cumulative .hoverlayer").text_content() or ""
+    assert "hand 3" in text  # the line starts at hand 0, then one point per hand
+    assert "points" in text
+
+
+def test_untrusted_names_show_as_text_and_never_run(
+        reports: dict[str, Path], visit: Any) -> None:
+    player = visit(reports["evil"])
+    assert player.dialogs == []
+    assert player.errors == []
+    assert player.page.locator("h1 .subject").inner_text() == EVIL_PLAYER
+    assert EVIL_TABLE in player.page.locator(".hands-section").inner_text()
+    # Only the page's own four script elements: none came from a name.
+    assert player.page.evaluate("document.scripts.length") == 4
+    assert player.page.evaluate("document.querySelectorAll('img').length") == 0
+    overview = visit(reports["overview"])
+    assert overview.dialogs == []
+    legend = overview.page.locator("#plot-cumulative .legendtext").all_text_contents()
+    assert EVIL_PLAYER in legend
+    ticks = overview.page.locator("#plot-head-to-head .xtick text").all_text_contents()
+    assert EVIL_PLAYER in ticks
+    table = overview.page.locator("table.players").inner_text()
+    assert EVIL_PLAYER in table
+
+
+def test_the_report_makes_no_network_request(reports: dict[str, Path], visit: Any) -> None:
+    for name in ("overview", "alice"):
+        seen = visit(reports[name])
+        assert seen.requests == [reports[name].as_uri()]
+    offline = visit(reports["overview"], offline=True)  # and it draws with no network at all
+    assert offline.errors == []
+    assert all(drawn(offline.page, key)["svgs"] >= 1 for key in CHART_KEYS)

@@ -1,0 +1,98 @@
+"""The placement model on its own: literal cases and properties of any deal."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ofc_stats.cards import parse_cards
+from ofc_stats.rules import get_ruleset
+from ofc_stats.scoring import compile_rules, score_batch
+from ofc_stats.simulate.placement import (
+    BEHAVIOUR,
+    BOTTOM,
+    DISCARD,
+    MIDDLE,
+    TOP,
+    _counts,
+    _opening_rows,
+    _same_before,
+    place,
+)
+
+
+@pytest.mark.parametrize(("values", "upto", "expected"), [
+    ([0, 0, 1, 2, 2, 2], None, [2, 2, 1, 3, 3, 3]),
+    ([0, 0, 1, 2, 2, 2], 4, [2, 2, 1, 1, 1, 1]),
+    ([3, 1, 3, 3, 1, 0], None, [3, 2, 3, 3, 2, 1]),
+])
+def test_counts_of_equal_values(values: list[int], upto: int | None,
+                                expected: list[int]) -> None:
+    assert _counts(np.array([values]), 13, upto).tolist() == [expected]
+
+
+def test_same_rank_before_counts_earlier_cards_only() -> None:
+    assert _same_before(np.array([[5, 3, 5, 5, 3, 7]], dtype=np.int32)).tolist() == [
+        [0, 0, 1, 2, 1, 0]]
+
+
+@pytest.mark.parametrize(("opening", "expected"), [
+    # A pair and rags: the pair down, high cards next, the lowest card on top.
+    ("9h 9d 2c 5s Jd", [BOTTOM, BOTTOM, TOP, MIDDLE, MIDDLE]),
+    # Three of a suit go down together.
+    ("2h 7h Th 4c 9d", [BOTTOM, BOTTOM, BOTTOM, TOP, MIDDLE]),
+])
+def test_openings_without_a_chase(opening: str, expected: list[int]) -> None:
+    rng = np.random.default_rng(0)
+    cards = np.array([parse_cards(opening)], dtype=np.int8)
+    # Rows holding no queen or better never chase Fantasyland.
+    for _ in range(5):
+        assert _opening_rows(cards, rng, BEHAVIOUR).tolist() == [expected]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), size=st.sampled_from([13, 14, 15, 16, 17]),
+       skill=st.floats(0, 1), fantasyland=st.booleans())
+def test_any_deal_is_placed_legally(seed: int, size: int, skill: float,
+                                    fantasyland: bool) -> None:
+    rng = np.random.default_rng(seed)
+    boards = 40
+    dealt = rng.permuted(np.broadcast_to(np.arange(52, dtype=np.int8), (boards, 52)),
+                         axis=1)[:, :size].copy()
+    pineapple = size == 17 and not fantasyland
+    placed = place(dealt, np.full(boards, skill, dtype=np.float32),
+                   compile_rules(get_ruleset("progressive")), pineapple_streets=pineapple,
+                   in_fantasyland=fantasyland or size in (14, 15, 16), rng=rng)
+    rows = placed.rows
+    for row, count in ((TOP, 3), (MIDDLE, 5), (BOTTOM, 5), (DISCARD, size - 13)):
+        assert ((rows == row).sum(axis=1) == count).all()
+    if pineapple:
+        # One discard in each street of three after the first five cards.
+        streets = (rows[:, 5:] == DISCARD).reshape(boards, 4, 3).sum(axis=2)
+        assert (streets == 1).all()
+        assert (rows[:, :5] != DISCARD).all()
+    for board in range(boards):
+        for row, slots in ((TOP, slice(0, 3)), (MIDDLE, slice(3, 8)), (BOTTOM, slice(8, 13))):
+            assert sorted(placed.boards[slots, board]) == sorted(dealt[board][rows[board] == row])
+    scores, _ = score_batch(placed.boards, np.arange(boards + 1), compile_rules(
+        get_ruleset("progressive")))
+    assert (scores.problems & 0b1111 == 0).all()
+
+
+def test_strong_players_foul_less_than_weak_ones() -> None:
+    rng = np.random.default_rng(5)
+    boards = 6000
+    dealt = rng.permuted(np.broadcast_to(np.arange(52, dtype=np.int8), (boards, 52)),
+                         axis=1)[:, :17].copy()
+    rules = compile_rules(get_ruleset("pineapple"))
+    fouls = []
+    for skill in (0.0, 1.0):
+        placed = place(dealt, np.full(boards, skill, dtype=np.float32), rules,
+                       pineapple_streets=True, in_fantasyland=False, rng=rng)
+        scores, _ = score_batch(placed.boards, np.arange(boards + 1), rules)
+        fouls.append(scores.fouled.mean())
+    weak, strong = fouls
+    assert 0.25 < weak < 0.42
+    assert 0.05 < strong < 0.16

@@ -1,0 +1,134 @@
+"""`ofc-stats score`: scoring the warehouse, incrementally, with what-if rulesets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+from polars.testing import assert_frame_equal
+
+from ofc_stats import score_hands
+from ofc_stats.warehouse_scoring import DEFAULT_SCORING, score_warehouse
+from tests.builders import (
+    ENTRY_KK,
+    ENTRY_QQ,
+    ENTRY_QQ_2,
+    FOULED_1,
+    NOTHING_1,
+    NOTHING_2,
+    TRIPS_TOP,
+    Hand,
+    Seat,
+    store,
+)
+
+BOARDS_1 = [ENTRY_QQ, ENTRY_KK, TRIPS_TOP, NOTHING_1, FOULED_1]
+BOARDS_2 = [NOTHING_2, ENTRY_QQ_2]
+
+
+def sample_hands(count: int, start: int = 0, variant: str = "pineapple") -> list[Hand]:
+    return [Hand(f"h{start + i:04d}", [Seat("alice", BOARDS_1[(start + i) % 5]),
+                                       Seat("bob", BOARDS_2[(start + i) % 2])],
+                 minute=start + i, variant=variant)
+            for i in range(count)]
+
+
+def test_scores_match_the_library_scorer_for_every_stored_hand(tmp_path: Path) -> None:
+    hands = sample_hands(10)
+    warehouse = store(tmp_path, hands[:6], hands[6:])
+    summary = score_warehouse(warehouse)
+    assert (summary.hands, summary.player_hands, summary.matchups) == (10, 20, 10)
+    stored = warehouse.scan("player_hands", DEFAULT_SCORING).collect().sort("hand_id", "seat")
+    expected = score_hands(pl.DataFrame({
+        "hand_id": [h.hand_id for h in hands for _ in h.seats],
+        "player": [s.player for h in hands for s in h.seats],
+        "top": [s.board[0] for h in hands for s in h.seats],
+        "middle": [s.board[1] for h in hands for s in h.seats],
+        "bottom": [s.board[2] for h in hands for s in h.seats],
+    }), "pineapple").players
+    assert_frame_equal(stored.select(expected.columns), expected, check_dtypes=False)
+    assert stored["ruleset"].unique().to_list() == ["pineapple"]
+    assert stored["site"].unique().to_list() == ["home"]
+    matchups = warehouse.scan("matchups", DEFAULT_SCORING).collect().sort("hand_id")
+    assert matchups.select("player", "opponent", "seat", "opponent_seat").unique().rows() == [
+        ("alice", "bob", 1, 2)]
+    assert matchups["points"].sum() == stored.filter(pl.col("player") == "alice")[
+        "points"].sum()
+
+
+def test_scoring_is_incremental_and_a_second_run_changes_nothing(tmp_path: Path) -> None:
+    warehouse = store(tmp_path, sample_hands(6))
+    assert score_warehouse(warehouse).hands == 6
+    before = warehouse.scan("player_hands", DEFAULT_SCORING).collect().sort("hand_id", "seat")
+    again = score_warehouse(warehouse)
+    assert (again.hands, again.player_hands) == (0, 0)
+    after = warehouse.scan("player_hands", DEFAULT_SCORING).collect().sort("hand_id", "seat")
+    assert_frame_equal(before, after)
+
+    store(tmp_path, sample_hands(4, start=6))  # new hands arrive
+    assert score_warehouse(warehouse).hands == 4
+    assert warehouse.scan("player_hands", DEFAULT_SCORING).collect().height == 20
+
+
+def test_rescore_replaces_the_scoring_in_one_commit(tmp_path: Path) -> None:
+    warehouse = store(tmp_path, sample_hands(6))
+    score_warehouse(warehouse)
+    files_before = set(warehouse.files("player_hands", DEFAULT_SCORING))
+    summary = score_warehouse(warehouse, rescore=True)
+    assert summary.hands == 6
+    assert warehouse.scan("player_hands", DEFAULT_SCORING).collect().height == 12
+    assert not files_before & set(warehouse.files("player_hands", DEFAULT_SCORING))
+    assert warehouse.commits()[-2]["action"] == "rescore"
+
+
+def test_each_variant_scores_under_its_own_preset(tmp_path: Path) -> None:
+    hands = [*sample_hands(2, variant="classic"), *sample_hands(2, start=2,
+                                                                variant="progressive")]
+    warehouse = store(tmp_path, hands)
+    score_warehouse(warehouse)
+    stored = warehouse.scan("player_hands", DEFAULT_SCORING).collect()
+    rulesets = dict(stored.select("hand_id", "ruleset").unique().rows())
+    assert rulesets == {"h0000": "classic", "h0001": "classic",
+                        "h0002": "progressive", "h0003": "progressive"}
+    alice = stored.filter(pl.col("player") == "alice").sort("hand_id")
+    # h0000 enters with QQ: 13 cards in classic; h0002 trips on top: 16 in progressive.
+    assert alice["fl_cards_next"].to_list() == [13, 13, 16, None]
+
+
+HOUSE_RULES = """
+name = "house 2-4 AA"
+base = "pineapple"
+scoring = "2-4"
+[fantasyland]
+entry = { AA = 14, "222" = 15 }
+"""
+
+
+def test_a_forced_ruleset_is_stored_beside_the_default(tmp_path: Path) -> None:
+    warehouse = store(tmp_path / "wh", sample_hands(4))
+    rules_file = tmp_path / "house.toml"
+    rules_file.write_text(HOUSE_RULES)
+    default = score_warehouse(warehouse)
+    what_if = score_warehouse(warehouse, ruleset=rules_file)
+    assert (default.scoring, what_if.scoring) == ("default", "house 2-4 AA")
+    assert warehouse.state().partitions("player_hands") == ["default", "house 2-4 AA"]
+
+    def alice(scoring: str) -> pl.DataFrame:
+        return (warehouse.scan("player_hands", scoring).collect()
+                .filter(pl.col("player") == "alice").sort("hand_id"))
+
+    # Worked by hand. h0000 QQ/two pair/straight (royalties 7+2) scoops nothing (0):
+    # 1-6: 3 rows + 3 + 9 = 15; 2-4: 3 + 1 + 9 = 13. h0001 KK (8+2) scoops QQ (7):
+    # 6 + 3 = 9 vs 4 + 3 = 7. h0002 trips/full house/straight flush (10+12+15) scoops:
+    # 6 + 37 = 43 vs 4 + 37 = 41. h0003 loses top and middle, wins bottom, pays QQ (7):
+    # -1 - 7 = -8 vs -1 - 1 - 7 = -9.
+    assert alice("default")["points"].to_list() == [15, 9, 43, -8]
+    assert alice("house 2-4 AA")["points"].to_list() == [13, 7, 41, -9]
+    # AA+ entry: QQ and KK no longer enter; trips enter with 15 cards instead of 14.
+    assert alice("default")["fl_cards_next"].to_list() == [14, 14, 14, None]
+    assert alice("house 2-4 AA")["fl_cards_next"].to_list() == [None, None, 15, None]
+    assert alice("house 2-4 AA")["royalties"].to_list() == alice("default")[
+        "royalties"].to_list()
+    assert warehouse.scan("player_hands", "default").collect().height == 8
+    # What-ifs don't rewrite the Fantasyland audit, which follows the default scoring.
+    assert what_if.transitions == 0
