@@ -129,9 +129,7 @@ def _fantasyland(warehouse: Warehouse) -> list[pl.LazyFrame]:
             reported=pl.format("{} ({} cards)", pl.when(pl.col("recorded_fl"))
                                .then(pl.lit("Fantasyland")).otherwise(pl.lit("normal hand")),
                                pl.col("recorded_cards").cast(pl.String).fill_null("-"))))
-    gaps = (transitions.filter(pl.col("status") == "gap")
-            .group_by("site", "table", "hand_id", "prev_hand_id")
-            .agg(pl.col("started_at").first()))
+    gaps = transitions.filter((pl.col("status") == "gap") & pl.col("player").is_null())
     parts.append(_finding(
         gaps, "gap", "info", site=pl.col("site"), table=pl.col("table"),
         hand_id=pl.col("hand_id"), started_at=pl.col("started_at"),

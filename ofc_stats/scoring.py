@@ -224,18 +224,39 @@ class HandLayout:
 
     def to_seats(self, values: npt.NDArray[np.generic], fill: object = 0
                  ) -> npt.NDArray[np.generic]:
-        """Per-board values as a ``(width, hands)`` matrix; absent seats hold ``fill``."""
+        """Per-board values as a ``(width, hands)`` matrix; absent seats hold ``fill``.
+
+        When every hand has ``width`` boards this is a strided *view* of ``values``
+        (no copy; writing to it writes to ``values``).
+        """
         if self.uniform:
-            return np.ascontiguousarray(values.reshape(self.hands, self.width).T)
+            return values.reshape(self.hands, self.width).T
         matrix = np.full((self.width, self.hands), fill, dtype=values.dtype)
         matrix[self.seat_of_board, self.hand_of_board] = values
         return matrix
 
-    def to_boards(self, matrix: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]:
-        """Inverse of :meth:`to_seats`."""
+    def board_totals(self, dtype: type[np.generic], count: int = 1
+                     ) -> tuple[npt.NDArray[np.generic], npt.NDArray[np.generic]]:
+        """Zeroed per-board accumulators ``(count, boards)`` and their seat-major form
+        ``(count, width, hands)``; call :meth:`settle` once the seat form is filled."""
         if self.uniform:
+            boards = np.zeros((count, self.hands * self.width), dtype=dtype)
+            return boards, boards.reshape(count, self.hands, self.width).transpose(0, 2, 1)
+        seats = np.zeros((count, self.width, self.hands), dtype=dtype)
+        return seats, seats
+
+    def settle(self, totals: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]:
+        """The ``(count, boards)`` totals of :meth:`board_totals` accumulators."""
+        return totals if self.uniform else self.to_boards(totals)
+
+    def to_boards(self, matrix: npt.NDArray[np.generic]) -> npt.NDArray[np.generic]:
+        """Inverse of :meth:`to_seats`; a stack of matrices ``(k, width, hands)`` gives
+        ``(k, boards)`` in one copy."""
+        if self.uniform:
+            if matrix.ndim == 3:
+                return matrix.transpose(0, 2, 1).reshape(matrix.shape[0], -1)
             return matrix.T.reshape(-1)
-        return matrix[self.seat_of_board, self.hand_of_board]
+        return matrix[..., self.seat_of_board, self.hand_of_board]
 
     def seat_pairs(self) -> list[tuple[int, int, Bools | None]]:
         """Every pair of seat slots with the hands where both are taken (None: all)."""
@@ -273,8 +294,14 @@ def _board_problems(cards: I8, layout: HandLayout, row_problems: npt.NDArray[np.
         card_counts = ((cards >= 0) & (cards < N_CARDS)).sum(axis=0, dtype=np.int32)
     repeats_within = np.bitwise_count(masks) != card_counts
     seat_masks = layout.to_seats(masks)
-    union = np.bitwise_or.reduce(seat_masks, axis=0)
-    hand_counts = layout.to_seats(card_counts).sum(axis=0)
+    if layout.uniform:  # each hand's boards side by side: reduce along contiguous rows
+        union = np.bitwise_or.reduce(masks.reshape(layout.hands, layout.width), axis=1)
+    else:
+        union = np.bitwise_or.reduce(seat_masks, axis=0)
+    if clean:
+        hand_counts = layout.sizes * CARDS_PER_BOARD
+    else:
+        hand_counts = layout.to_seats(card_counts).sum(axis=0)
     if (np.bitwise_count(union) != hand_counts).any():
         shared = layout.to_seats(repeats_within, False)
         for left, right, _ in layout.seat_pairs():
@@ -373,30 +400,25 @@ def _score_pairs(layout: HandLayout, rules: RuleTables, top: I32, middle: I32, b
                  fouled: Bools, royalties: I16, moon: Bools
                  ) -> tuple[dict[str, Any], PairScores]:
     """Score every pair of seats; return each board's totals and the pairs themselves."""
-    rows = [layout.to_seats(strength) for strength in (top, middle, bottom)]
-    seat_fouled = layout.to_seats(fouled, True)
+    # A fouled board loses every row to a standing one and ties another fouled one:
+    # exactly what a strength below every real row (-1) gives in plain comparisons.
+    # Absent seats count as fouled; their pairs are masked out below.
+    strengths = np.stack([top, middle, bottom])
+    strengths |= -fouled.view(np.int8).astype(np.int32)  # all bits set (-1) where fouled
+    rows = [layout.to_seats(strength, -1) for strength in strengths]
     seat_royalties = layout.to_seats(royalties)
     seat_moon = layout.to_seats(moon, False) if rules.moon_below >= 0 else None
-    shape = (layout.width, layout.hands)
-    points = np.zeros(shape, dtype=np.int32)
-    rows_won = np.zeros(shape, dtype=np.int8)
-    rows_lost = np.zeros(shape, dtype=np.int8)
-    scoops = np.zeros(shape, dtype=np.int8)
-    scooped = np.zeros(shape, dtype=np.int8)
+    point_boards, (points,) = layout.board_totals(np.int32)
+    count_boards, (rows_won, rows_lost, scoops, scooped) = layout.board_totals(np.int8, 4)
     pair_parts: list[tuple[npt.NDArray[np.generic], ...]] = []
 
     for left, right, valid in layout.seat_pairs():
-        # Against a fouled board every row is won; between two fouled boards, none.
-        left_fouled, right_fouled = seat_fouled[left], seat_fouled[right]
-        any_foul = left_fouled | right_fouled
-        foul_result = right_fouled.view(np.int8) - left_fouled.view(np.int8)
         wins = np.zeros(layout.hands, dtype=np.int8)
         losses = np.zeros(layout.hands, dtype=np.int8)
         row_results = []
         for row in rows:
-            result_of_row = np.where(any_foul, foul_result,
-                                     (row[left] > row[right]).view(np.int8)
-                                     - (row[left] < row[right]).view(np.int8))
+            result_of_row = ((row[left] > row[right]).view(np.int8)
+                             - (row[left] < row[right]).view(np.int8))
             if valid is not None:
                 result_of_row *= valid
             wins += result_of_row == 1
@@ -438,13 +460,10 @@ def _score_pairs(layout: HandLayout, rules: RuleTables, top: I32, middle: I32, b
                            scoop[hands], royalty_diff[hands], result[hands],
                            *(row_result[hands] for row_result in row_results)))
 
-    totals = {
-        "points": layout.to_boards(points),
-        "rows_won": layout.to_boards(rows_won),
-        "rows_lost": layout.to_boards(rows_lost),
-        "scoops": layout.to_boards(scoops),
-        "scooped": layout.to_boards(scooped),
-    }
+    counts = layout.settle(count_boards)
+    totals = {"points": layout.settle(point_boards)[0],
+              "rows_won": counts[0], "rows_lost": counts[1], "scoops": counts[2],
+              "scooped": counts[3]}
     dtypes = (np.int64, np.int64, np.int8, np.int8, np.int8, np.int16, np.int32,
               np.int8, np.int8, np.int8)
     if not pair_parts:

@@ -14,19 +14,24 @@ at about two million rows) plus the keys of the hands already scored.
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from functools import cache
 from pathlib import Path
+from typing import TypeVar
 
 import polars as pl
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from ofc_stats.bench import peak_memory_mb
 from ofc_stats.boards import BATCH_BOARDS, card_frame_arrays, score_arrays
 from ofc_stats.rules import Ruleset, get_ruleset, ruleset_for_variant
 from ofc_stats.scoring import compile_rules
-from ofc_stats.warehouse import PendingFile, StagedFile, Warehouse
+from ofc_stats.warehouse import PendingFile, StagedFile, TableFile, Warehouse
 
 DEFAULT_SCORING = "default"
 HAND_KEY = ["site", "hand_id"]
@@ -39,8 +44,14 @@ CARRIED = ["variant", "table", "started_at", "seat", "player", "in_fantasyland",
 # Hand columns repeated on each matchup, so head-to-head queries need no join.
 MATCHUP_HAND_COLUMNS = ["variant", "table", "started_at"]
 COMPACT_WHEN_FILES = 32
+# Chunks of a seats file scored at once (each in a thread), and their size: memory is
+# bounded by these, whatever the size of the files or the warehouse.
+SCORING_THREADS = min(2, os.cpu_count() or 1)
+CHUNK_ROWS = 1 << 18
 
 ProgressCallback = Callable[[int, int], None]  # (seats files done, of how many)
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
 
 
 @dataclass(frozen=True)
@@ -63,6 +74,54 @@ class ScoreSummary:
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class _ScoredFile:
+    """Seats scored into staged (not yet committed) files."""
+
+    files: list[StagedFile]
+    hands: int
+    player_rows: int
+    matchup_rows: int
+
+
+def _in_parallel(work: Callable[[_Item], _Result], items: Iterable[_Item]) -> Iterator[_Result]:
+    """``work`` over ``items`` on ``SCORING_THREADS`` threads, results in order.
+
+    numpy, polars and the Parquet writer release the GIL for their heavy loops, so
+    two chunks in flight keep both cores busy; at most that many are held in memory.
+    """
+    with ThreadPoolExecutor(max_workers=SCORING_THREADS) as pool:
+        pending: deque[Future[_Result]] = deque()
+        for item in items:
+            pending.append(pool.submit(work, item))
+            if len(pending) >= SCORING_THREADS:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _seat_chunks(path: Path, rows: int = CHUNK_ROWS) -> Iterator[pl.DataFrame]:
+    """The rows of a seats file in chunks of about ``rows``, each made of whole hands
+    (ingest writes a hand's seats together; the hand a chunk ends on moves to the
+    next chunk)."""
+    parquet = pq.ParquetFile(path)
+    carry: pl.DataFrame | None = None
+    for batch in parquet.iter_batches(batch_size=rows, columns=SEAT_COLUMNS):
+        chunk = pl.from_arrow(batch)
+        assert isinstance(chunk, pl.DataFrame)
+        if carry is not None:
+            chunk = pl.concat([carry, chunk], how="vertical_relaxed")
+        last = chunk.select(HAND_KEY).tail(1)
+        last_hand = chunk.select(pl.all_horizontal(
+            pl.col(key) == last[key][0] for key in HAND_KEY)).to_series()
+        start = int(last_hand.arg_true()[0])
+        if start > 0:
+            yield chunk.head(start)
+        carry = chunk.slice(start)
+    if carry is not None and not carry.is_empty():
+        yield carry
 
 
 def scoring_name(ruleset: str | Path | Ruleset | None) -> str:
@@ -132,25 +191,37 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
         if not rescore and previous:
             scored_keys = (warehouse.scan("player_hands", scoring).select(HAND_KEY)
                            .unique().collect())
-        staged: list[StagedFile] = []
-        for done, seat_file in enumerate(seat_files, start=1):
-            seats = pl.read_parquet(warehouse.root / seat_file.path, columns=SEAT_COLUMNS)
+        def score_chunk(seats: pl.DataFrame) -> _ScoredFile:
             if scored_keys is not None:
                 seats = seats.join(scored_keys, on=HAND_KEY, how="anti", maintain_order="left")
-            if not seats.is_empty():
-                players, matchups, scored_hands = score_seats(_contiguous(seats), scoring,
-                                                              forced, batch_boards)
-                files = [warehouse.stage(PendingFile(table, frame, scoring)) for table, frame
-                         in (("player_hands", players), ("matchups", matchups))]
-                new_files = [f for f in files if f is not None]
-                if rescore:
-                    staged.extend(new_files)
-                else:
-                    warehouse.commit([], staged=new_files, action="score",
-                                     meta={"scoring": scoring, "seats_file": seat_file.path})
-                hands += scored_hands
-                player_rows += players.height
-                matchup_rows += matchups.height
+            if seats.is_empty():
+                return _ScoredFile([], 0, 0, 0)
+            players, matchups, scored_hands = score_seats(_contiguous(seats), scoring, forced,
+                                                          batch_boards)
+            files = [warehouse.stage(PendingFile(table, frame, scoring)) for table, frame
+                     in (("player_hands", players), ("matchups", matchups))]
+            return _ScoredFile([f for f in files if f is not None], scored_hands,
+                               players.height, matchups.height)
+
+        def score_file(seat_file: TableFile) -> _ScoredFile:
+            results = list(_in_parallel(score_chunk,
+                                        _seat_chunks(warehouse.root / seat_file.path)))
+            return _ScoredFile([f for result in results for f in result.files],
+                               sum(r.hands for r in results),
+                               sum(r.player_rows for r in results),
+                               sum(r.matchup_rows for r in results))
+
+        staged: list[StagedFile] = []
+        for done, result in enumerate(map(score_file, seat_files), start=1):
+            if rescore:
+                staged.extend(result.files)
+            elif result.files:
+                warehouse.commit([], staged=result.files, action="score",
+                                 meta={"scoring": scoring,
+                                       "seats_file": seat_files[done - 1].path})
+            hands += result.hands
+            player_rows += result.player_rows
+            matchup_rows += result.matchup_rows
             if progress is not None:
                 progress(done, len(seat_files))
         if rescore:
