@@ -398,8 +398,8 @@ def score(
         f"in {summary.seconds:.2f} s: {summary.player_hands_per_second:,.0f} player-hands/s"
     )
     if summary.transitions:
-        typer.echo(f"Fantasyland followed across {summary.transitions:,} player-hands: "
-                   f"{summary.fl_errors:,} transitions break the rules (see 'ofc-stats audit')")
+        typer.echo(f"Fantasyland across hands: {summary.transitions:,} transitions checked, "
+                   f"{summary.fl_errors:,} break the rules (see 'ofc-stats audit')")
     if summary.database is None:
         typer.echo("warning: could not refresh the DuckDB file in the warehouse; "
                    "'ofc-stats query' is unaffected", err=True)
@@ -426,7 +426,7 @@ def bench_score(
         f"seats files ({result.build_seconds:.1f} s, not timed)\n"
         f"ofc-stats score: {result.score_seconds:.2f} s, "
         f"{result.player_hands_per_second / 1e6:.2f} M player-hands/s end to end into "
-        f"Parquet (Fantasyland transitions included: {result.fl_transitions:,} rows); "
+        f"Parquet (Fantasyland across hands included: {result.fl_transitions:,} checks); "
         f"peak memory {result.peak_memory_mb:,.0f} MiB"
     )
 

@@ -64,7 +64,7 @@ class ScoreSummary:
     hands: int
     player_hands: int
     matchups: int
-    transitions: int
+    transitions: int  # rows of fl_transitions: Fantasyland checks and gaps
     fl_errors: int
     database: str | None  # the refreshed DuckDB file; None if it could not be written
     seconds: float

@@ -54,7 +54,7 @@ def test_score_reads_the_warehouse_from_the_environment(tmp_path: Path) -> None:
     result = runner.invoke(app, ["score"], env={"OFC_STATS_WAREHOUSE": str(root)})
     assert result.exit_code == 0, result.output
     assert "scored 2 hands (4 player-hands, 2 matchups)" in result.stdout
-    assert "1 transitions break the rules" in result.stdout
+    assert "transitions checked, 1 break the rules" in result.stdout
 
 
 def test_missing_warehouse_is_a_one_line_error(tmp_path: Path) -> None:

@@ -1,0 +1,51 @@
+"""The documentation stays true: every command is documented, CI runs the README's
+test command, and the reference pages the README links exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import typer.main
+from typer.core import TyperGroup
+
+from ofc_stats.cli import app
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def commands() -> list[tuple[str, typer.main.TyperCommand]]:
+    group = typer.main.get_command(app)
+    assert isinstance(group, TyperGroup)
+    found = []
+    for name, command in group.commands.items():
+        if isinstance(command, TyperGroup):
+            found.extend((f"{name} {sub}", subcommand)
+                         for sub, subcommand in command.commands.items())
+        else:
+            found.append((name, command))
+    return found
+
+
+def test_every_command_has_help_and_is_in_the_readme() -> None:
+    bench = re.search(r"`ofc-stats bench ([a-z|\\]+)`", README)  # "a\|b" in a table
+    assert bench is not None
+    benchmarks = set(bench.group(1).replace("\\", "").split("|"))
+    for name, command in commands():
+        assert (command.help or "").strip(), f"{name} has no help text"
+        if name.startswith("bench "):
+            assert name.removeprefix("bench ") in benchmarks, f"README lacks bench {name}"
+        else:
+            assert f"`ofc-stats {name}" in README, f"README lacks ofc-stats {name}"
+
+
+def test_ci_runs_the_readme_test_command() -> None:
+    test_command = "python -m pip install -e '.[dev]' && python -m pytest"
+    assert test_command in README
+    assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+
+
+def test_linked_documents_exist() -> None:
+    for link in re.findall(r"\]\((docs/[^)]+)\)", README):
+        assert (ROOT / link).is_file(), link
