@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import polars as pl
 import typer
+from typer.exceptions import TyperException
 
 from ofc_stats import __version__
 from ofc_stats.errors import OfcStatsError
@@ -49,6 +50,8 @@ def reported_errors() -> Iterator[None]:
     except KeyboardInterrupt:
         typer.echo("ofc-stats: interrupted", err=True)
         raise typer.Exit(130) from None
+    except (typer.Exit, typer.Abort, TyperException):
+        raise  # usage errors (BadParameter): typer prints them and exits 2
     except Exception as error:
         # A bug, not bad input: still one line, with a way to see the traceback.
         if os.environ.get("OFC_STATS_DEBUG"):
@@ -392,6 +395,9 @@ def score(
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), indent=2))
         return
+    if summary.rules_changed:
+        typer.echo(f"the rules of '{summary.scoring}' changed since its scores were stored: "
+                   "every hand rescored")
     typer.echo(
         f"scored {summary.hands:,} hands ({summary.player_hands:,} player-hands, "
         f"{summary.matchups:,} matchups) as '{summary.scoring}' ({summary.ruleset}) "
@@ -435,7 +441,8 @@ def bench_score(
 def audit(
     warehouse: WarehouseOption = None,
     output: Annotated[AuditFormat, typer.Option(
-        "--format", help="table (on a terminal), csv or json.")] = AuditFormat.TABLE,
+        "--format", help="table (on a terminal), csv (the counts per kind and site on "
+        "stderr) or json.")] = AuditFormat.TABLE,
     fail_on_mismatch: Annotated[bool, typer.Option(
         "--fail-on-mismatch", help="Exit with status 1 when any error is found.")] = False,
 ) -> None:
@@ -453,6 +460,9 @@ def audit(
             .to_dicts()}, indent=2))
     elif output is AuditFormat.CSV:
         typer.echo(findings.write_csv(), nl=False)
+        # The counts go beside the findings, on stderr, so stdout stays one CSV table.
+        for kind, severity, site, count in report.summary.iter_rows():
+            typer.echo(f"summary: {count:,} {kind} ({severity}) at {site}", err=True)
     else:
         _print_audit(report)
     if fail_on_mismatch and report.errors:
@@ -505,20 +515,48 @@ def print_frame(frame: pl.DataFrame, title: str | None = None) -> None:
     Console(width=None if interactive() else 200).print(table)
 
 
-def write_frame(frame: pl.DataFrame, output: QueryFormat, out: Path | None) -> None:
-    """Write a result in a format, to a file or stdout."""
-    if output is QueryFormat.PARQUET:
+def output_format(output: QueryFormat | None, out: Path | None) -> QueryFormat:
+    """The format asked for, else the one ``out``'s suffix names, else a table."""
+    if output is None:
         if out is None:
-            raise typer.BadParameter("--format parquet needs --out FILE")
+            return QueryFormat.TABLE
+        try:
+            return QueryFormat(out.suffix.lower().lstrip("."))
+        except ValueError:
+            raise typer.BadParameter(
+                f"cannot tell a format from {out.name!r}; give --format csv, json or parquet",
+                param_hint="--out") from None
+    if output is QueryFormat.PARQUET and out is None:
+        raise typer.BadParameter("--format parquet needs --out FILE", param_hint="--format")
+    if output is QueryFormat.TABLE and out is not None:
+        raise typer.BadParameter("--out goes with --format csv, json or parquet",
+                                 param_hint="--out")
+    return output
+
+
+def csv_ready(frame: pl.DataFrame) -> pl.DataFrame:
+    """Columns CSV cannot hold as text: nested ones (lists, structs) as JSON, durations
+    (SQL intervals) in ISO 8601."""
+    nested = [name for name, dtype in frame.schema.items() if dtype.is_nested()]
+    durations = [name for name, dtype in frame.schema.items() if isinstance(dtype, pl.Duration)]
+    return frame.with_columns(
+        *(pl.struct(pl.col(name).alias("v")).struct.json_encode()
+          .str.strip_prefix('{"v":').str.strip_suffix("}").alias(name) for name in nested),
+        *(pl.col(name).dt.to_string() for name in durations))
+
+
+def write_frame(frame: pl.DataFrame, output: QueryFormat, out: Path | None) -> None:
+    """Write a result in a format (see :func:`output_format`), to a file or stdout."""
+    if output is QueryFormat.PARQUET:
+        assert out is not None
         frame.write_parquet(out)
     elif output in (QueryFormat.CSV, QueryFormat.JSON):
-        text = frame.write_csv() if output is QueryFormat.CSV else frame.write_json() + "\n"
+        text = (csv_ready(frame).write_csv() if output is QueryFormat.CSV
+                else frame.write_json() + "\n")
         if out is None:
             typer.echo(text, nl=False)
         else:
             out.write_text(text, encoding="utf-8")
-    elif out is not None:
-        raise typer.BadParameter("--out goes with --format csv, json or parquet")
     else:
         print_frame(frame)
 
@@ -540,8 +578,9 @@ def query(
         metavar="SQL|NAME", help="A named query (see --list) or SQL to run.")] = None,
     param: Annotated[list[str] | None, typer.Option(
         "--param", "-p", help="A named query's parameter, key=value (repeatable).")] = None,
-    output: Annotated[QueryFormat, typer.Option(
-        "--format", help="table, csv, json or parquet (needs --out).")] = QueryFormat.TABLE,
+    output: Annotated[QueryFormat | None, typer.Option(
+        "--format", help="table, csv, json or parquet (needs --out) [default: table, or "
+        "the format --out's suffix names].", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file.")]
     = None,
     list_queries: Annotated[bool, typer.Option(
@@ -569,11 +608,12 @@ def query(
         return
     if sql_or_name is None:
         raise typer.BadParameter("give SQL or a query name (see --list)")
+    values = parse_params(param or [])
+    chosen = output_format(output, out)
     with reported_errors():
-        frame = query_warehouse(Warehouse.open(warehouse), sql_or_name,
-                                parse_params(param or []), allow_write=allow_write,
-                                session_gap_minutes=session_gap)
-        write_frame(frame, output, out)
+        frame = query_warehouse(Warehouse.open(warehouse), sql_or_name, values,
+                                allow_write=allow_write, session_gap_minutes=session_gap)
+        write_frame(frame, chosen, out)
 
 
 @bench_app.command("stats")
@@ -607,8 +647,9 @@ def stats(
         help="Only hands from this date or time on (ISO 8601, e.g. 2026-03-01).")] = None,
     min_hands: Annotated[int | None, typer.Option(
         min=1, help="Only players with at least this many hands.")] = None,
-    output: Annotated[QueryFormat, typer.Option(
-        "--format", help="table, csv, json or parquet (needs --out).")] = QueryFormat.TABLE,
+    output: Annotated[QueryFormat | None, typer.Option(
+        "--format", help="table, csv, json or parquet (needs --out) [default: table, or "
+        "the format --out's suffix names].", show_default=False)] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Write to this file.")]
     = None,
     warehouse: WarehouseOption = None,
@@ -617,10 +658,13 @@ def stats(
     from ofc_stats.db import player_stats
     from ofc_stats.warehouse import Warehouse
 
+    chosen = output_format(output, out)
     with reported_errors():
         frame = player_stats(Warehouse.open(warehouse), player=player, variant=variant,
                              since=since, min_hands=min_hands)
-        write_frame(frame, output, out)
+        if frame.is_empty():
+            typer.echo("ofc-stats: no player matches these filters", err=True)
+        write_frame(frame, chosen, out)
 
 
 # --- reports (issue 7) ---------------------------------------------------------------
@@ -635,8 +679,8 @@ def report(
         help="Only hands from this date or time on (ISO 8601, e.g. 2026-03-01; UTC "
              "unless it says otherwise).")] = None,
     out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="The HTML file to write (default: reports/<player>.html, or "
-                            "reports/overview.html).", show_default=False)] = None,
+        "--out", "-o", help="The HTML file to write (default: reports/<player>.html, "
+        "reports/table-<table>.html or reports/overview.html).", show_default=False)] = None,
     warehouse: WarehouseOption = None,
     as_json: JsonOption = False,
 ) -> None:

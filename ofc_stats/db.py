@@ -232,7 +232,7 @@ def run_sql(connection: duckdb.DuckDBPyConnection, sql: str,
     if not statements:
         raise QueryError("no SQL statement to run")
     if not allow_write:
-        refused = [s.type.name for s in statements if s.type not in ALLOWED_STATEMENTS]
+        refused = [kind for s in statements if (kind := _writing_kind(s)) is not None]
         if refused:
             raise QueryError(
                 f"refused: {refused[0]} statements can change files; queries are read-only "
@@ -243,7 +243,15 @@ def run_sql(connection: duckdb.DuckDBPyConnection, sql: str,
         relation = connection.sql(statements[-1], params=dict(params) if params else None)
         if relation is None:
             return pl.DataFrame()
-        frame: pl.DataFrame = relation.pl()
+        # Polars cannot take DuckDB's INTERVAL (Arrow's month-day-nano): as durations.
+        intervals = [name for name, kind in zip(relation.columns, relation.types, strict=True)
+                     if str(kind) == "INTERVAL"]
+        if intervals:
+            relation = relation.project(", ".join(
+                f"epoch_us({_quoted(name)})::BIGINT AS {_quoted(name)}" if name in intervals
+                else _quoted(name) for name in relation.columns))
+        frame: pl.DataFrame = relation.pl().with_columns(
+            pl.col(name).cast(pl.Duration("us")) for name in intervals)
         # DuckDB sums integers into HUGEINT (a 38-digit decimal here): back to Int64;
         # and it names UTC "Etc/UTC".
         return frame.with_columns(
@@ -253,6 +261,33 @@ def run_sql(connection: duckdb.DuckDBPyConnection, sql: str,
               if isinstance(dtype, pl.Datetime) and dtype.time_zone == "Etc/UTC"))
     except duckdb.Error as error:
         raise QueryError(_one_line(error)) from None
+
+
+_EXPLAIN_PREFIX = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?:\([^)]*\)\s*)?",
+                             re.IGNORECASE)
+
+
+def _writing_kind(statement: duckdb.Statement) -> str | None:
+    """The kind of a statement a read-only query must refuse, or None if it only reads.
+
+    ``EXPLAIN ANALYZE`` runs the statement it explains, so an EXPLAIN is judged by
+    the statement inside it.
+    """
+    if statement.type not in ALLOWED_STATEMENTS:
+        return statement.type.name
+    if statement.type is duckdb.StatementType.EXPLAIN:
+        inner = _EXPLAIN_PREFIX.sub("", statement.query, count=1)
+        try:
+            explained = duckdb.extract_statements(inner)
+        except duckdb.Error:
+            return statement.type.name  # cannot tell what it explains: refuse
+        kinds = [kind for s in explained if (kind := _writing_kind(s)) is not None]
+        return f"EXPLAIN {kinds[0]}" if kinds else None
+    return None
+
+
+def _quoted(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
 
 
 def _one_line(error: Exception) -> str:
@@ -284,11 +319,48 @@ def query_warehouse(warehouse: Warehouse, sql_or_name: str,
         connection.close()
 
 
+class StatsScopeError(QueryError):
+    """``stats`` asked about something the scored hands do not hold (nothing scored,
+    an unknown player or variant)."""
+
+
 def player_stats(warehouse: Warehouse, *, player: str | None = None,
                  variant: str | None = None, since: str | None = None,
                  min_hands: int | None = None) -> pl.DataFrame:
-    """The per-player summary (``sql/queries/player_summary.sql``)."""
+    """The per-player summary (``sql/queries/player_summary.sql``).
+
+    An empty result is explained rather than returned when nothing is scored or the
+    player or variant is not in the scored hands (:class:`StatsScopeError`, naming
+    the closest players); other filters (``since``, ``min_hands``) may leave it empty.
+    """
     values = {key: str(value) for key, value in
               {"player": player, "variant": variant, "since": since,
                "min_hands": min_hands}.items() if value is not None}
-    return query_warehouse(warehouse, "player_summary", values)
+    frame = query_warehouse(warehouse, "player_summary", values)
+    if frame.is_empty():
+        _explain_empty_stats(warehouse, player, variant)
+    return frame
+
+
+def _explain_empty_stats(warehouse: Warehouse, player: str | None,
+                         variant: str | None) -> None:
+    from difflib import get_close_matches
+
+    from ofc_stats.rules import Variant
+
+    known = query_warehouse(warehouse, "SELECT DISTINCT player, variant FROM player_hands")
+    if known.is_empty():
+        raise StatsScopeError("no scored hands in the warehouse: run 'ofc-stats score' "
+                              "(after 'ofc-stats ingest') first")
+    if variant is not None and variant not in set(known["variant"]):
+        variants = ", ".join(v.value for v in Variant)
+        played = ", ".join(sorted(set(known["variant"])))
+        raise StatsScopeError(f"no scored hands of variant {variant!r} (variants: {variants}; "
+                              f"in this warehouse: {played})")
+    players = sorted(set(known["player"]))
+    if player is not None and player not in players:
+        by_case = {name.casefold(): name for name in players}
+        close = ([by_case[player.casefold()]] if player.casefold() in by_case
+                 else get_close_matches(player, players, n=3, cutoff=0.6))
+        hint = f"; did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
+        raise StatsScopeError(f"no player named {player!r} in the scored hands{hint}")

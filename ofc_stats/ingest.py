@@ -1072,6 +1072,8 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
         WarehouseError: the warehouse is busy (after ``lock_timeout``) or invalid.
         RejectedHandsError: ``strict`` and something was set aside.
     """
+    from ofc_stats.db import DATABASE_FILE, refresh_database
+
     started = time.perf_counter()
     forced = _as_format(fmt)
     store = (warehouse if isinstance(warehouse, Warehouse)
@@ -1086,6 +1088,8 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
         finally:
             run.close()
         compacted = run.compact() if compact else 0
+        if run.commits or compacted or not (store.root / DATABASE_FILE).exists():
+            refresh_database(store)  # ofc.duckdb's views list the committed files
     summary = IngestSummary(
         warehouse=str(store.root), files=run.files_total, files_read=run.files_read,
         files_unchanged=run.files_unchanged, files_failed=run.files_failed,

@@ -10,6 +10,7 @@ What each figure shows and how: ``docs/reports.md``.
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
 import os
 import re
 import time
@@ -63,18 +64,35 @@ class ReportSummary:
         return asdict(self)
 
 
-def default_report_path(player: str | None = None) -> Path:
-    """``reports/<player>.html`` (the name made safe for a file), or ``reports/overview.html``.
+def default_report_path(player: str | None = None, table: str | None = None) -> Path:
+    """``reports/<player>.html``, ``reports/table-<table>.html`` (both:
+    ``reports/<player>-at-<table>.html``), or ``reports/overview.html``.
 
+    A name is made safe for a file; if that changed it (case, spaces, other
+    characters), a short hash of the exact name keeps two players' files apart.
+
+    >>> default_report_path("alice").as_posix()
+    'reports/alice.html'
     >>> default_report_path("Phil Ivey").as_posix()
-    'reports/phil-ivey.html'
+    'reports/phil-ivey-d2cbd9.html'
+    >>> default_report_path(table="Deneb").as_posix()
+    'reports/table-deneb-38a618.html'
     >>> default_report_path().as_posix()
     'reports/overview.html'
     """
-    if player is None:
+    parts = ([] if player is None else [_file_name(player, "player")]) + (
+        [] if table is None else [_file_name(table, "table")])
+    if not parts:
         return REPORTS_FOLDER / "overview.html"
-    slug = re.sub(r"[^a-z0-9]+", "-", player.lower()).strip("-")[:60] or "player"
-    return REPORTS_FOLDER / f"{slug}.html"
+    name = "-at-".join(parts) if player is not None else f"table-{parts[0]}"
+    return REPORTS_FOLDER / f"{name}.html"
+
+
+def _file_name(name: str, fallback: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or fallback
+    if slug == name and slug != "overview":  # that file is the overview's
+        return slug
+    return f"{slug}-{hashlib.sha256(name.encode()).hexdigest()[:6]}"
 
 
 def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None = None,
@@ -102,7 +120,7 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     data = load_report_data(store, scope)
     charts = report_charts(data)
     page = render_page(data, charts, dt.datetime.now(dt.UTC)).encode("utf-8")
-    target = Path(out) if out is not None else default_report_path(player)
+    target = Path(out) if out is not None else default_report_path(player, table)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:

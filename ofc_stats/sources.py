@@ -124,16 +124,28 @@ def _walk(folder: Path, exclude: Path | None) -> tuple[list[Path], list[Path]]:
         folders[:] = sorted(
             name for name in folders if not name.startswith(".")
             and not _is_warehouse(here / name)
-            and (exclude is None or (here / name).resolve() != exclude))
+            and (exclude is None or _resolved(here / name) != exclude))
         for name in sorted(names):
             if name.startswith("."):
                 continue
             path = here / name
-            if _looks_like_history(path):
+            if not path.is_file():
+                # A named pipe would block the walk (holding the warehouse lock), a
+                # symlink loop or a dangling link has nothing to read: not histories.
+                ignored.append(path)
+            elif _looks_like_history(path):
                 found.append(path)
             else:
                 ignored.append(path)
     return found, ignored
+
+
+def _resolved(path: Path) -> Path:
+    """``path`` resolved, or only made absolute if it cannot be (a symlink loop)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
 
 
 def find_files(paths: Iterable[str | Path], exclude: Path | None = None
@@ -176,8 +188,8 @@ def find_files(paths: Iterable[str | Path], exclude: Path | None = None
                 ignored.extend(skipped)
             else:
                 files.append(match)
-    unique = dict.fromkeys(file.resolve() for file in files)
-    return list(unique), len({path.resolve() for path in ignored} - set(unique))
+    unique = dict.fromkeys(_resolved(file) for file in files)
+    return list(unique), len({_resolved(path) for path in ignored} - set(unique))
 
 
 def detect_compression(head: bytes) -> Compression:

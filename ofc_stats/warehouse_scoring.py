@@ -14,6 +14,9 @@ at about two million rows) plus the keys of the hands already scored.
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import json
 import os
 import time
 from collections import deque
@@ -24,16 +27,26 @@ from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
+import numpy as np
 import polars as pl
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from ofc_stats.bench import peak_memory_mb
 from ofc_stats.boards import BATCH_BOARDS, card_frame_arrays, score_arrays
-from ofc_stats.rules import Ruleset, get_ruleset, ruleset_for_variant
-from ofc_stats.scoring import compile_rules
-from ofc_stats.warehouse import PendingFile, StagedFile, TableFile, Warehouse
+from ofc_stats.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
+from ofc_stats.scoring import RuleTables, compile_rules
+from ofc_stats.warehouse import (
+    PendingFile,
+    StagedFile,
+    TableFile,
+    Warehouse,
+    atomic_write_bytes,
+)
 
 DEFAULT_SCORING = "default"
+# Which rules each scoring's stored rows were computed under (a digest per scoring),
+# so that a ruleset file edited since is noticed and everything rescored.
+SCORINGS_FILE = "scorings.json"
 HAND_KEY = ["site", "hand_id"]
 SEAT_COLUMNS = ["site", "hand_id", "variant", "table", "started_at", "seat", "player",
                 "in_fantasyland", "fl_cards", "cards", "reported_points",
@@ -61,6 +74,7 @@ class ScoreSummary:
     scoring: str
     ruleset: str  # the forced ruleset's name, or "by variant"
     rescored: bool
+    rules_changed: bool  # the scoring's rules differ from its stored rows': all rescored
     hands: int
     player_hands: int
     matchups: int
@@ -158,6 +172,38 @@ def score_seats(seats: pl.DataFrame, scoring: str, forced: Ruleset | None,
     return pl.concat(players_parts), pl.concat(matchup_parts), hands
 
 
+def rules_digest(forced: Ruleset | None) -> str:
+    """A fingerprint of what the scorer reads for a scoring: the compiled rule tables
+    of the forced ruleset, or of every variant's preset (names do not count)."""
+    rulesets = [forced] if forced is not None else [ruleset_for_variant(v.value)
+                                                    for v in Variant]
+    digest = hashlib.sha256()
+    for ruleset in rulesets:
+        tables = compile_rules(ruleset)
+        for item in dataclasses.fields(RuleTables):
+            value = getattr(tables, item.name)
+            digest.update(value.tobytes() if isinstance(value, np.ndarray)
+                          else repr(value).encode())
+    return digest.hexdigest()[:16]
+
+
+def _stored_digests(warehouse: Warehouse) -> dict[str, str]:
+    path = warehouse.root / SCORINGS_FILE
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in stored.items()} if isinstance(stored, dict) else {}
+
+
+def _record_digest(warehouse: Warehouse, scoring: str, digest: str) -> None:
+    stored = _stored_digests(warehouse)
+    if stored.get(scoring) != digest:
+        stored[scoring] = digest
+        atomic_write_bytes(warehouse.root / SCORINGS_FILE,
+                           json.dumps(stored, indent=1, sort_keys=True).encode())
+
+
 def _contiguous(seats: pl.DataFrame) -> pl.DataFrame:
     """Seats with each hand's rows together (ingest writes them so; this checks)."""
     runs = seats.select(pl.any_horizontal(
@@ -187,6 +233,14 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
         seat_files = state.table_files("seats")
         previous = [f.path for table in ("player_hands", "matchups")
                     for f in state.table_files(table, scoring)]
+        # Rows stored under other rules than these (a ruleset file edited since, a new
+        # version's presets) are all redone; a warehouse without a record keeps its rows.
+        digest = rules_digest(forced)
+        rules_changed = bool(previous) and _stored_digests(warehouse).get(scoring,
+                                                                          digest) != digest
+        rescore = rescore or rules_changed
+        if not previous:
+            _record_digest(warehouse, scoring, digest)  # nothing stored could disagree
         scored_keys = None
         if not rescore and previous:
             scored_keys = (warehouse.scan("player_hands", scoring).select(HAND_KEY)
@@ -226,7 +280,8 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
                 progress(done, len(seat_files))
         if rescore:
             warehouse.commit([], removes=previous, staged=staged, action="rescore",
-                             meta={"scoring": scoring})
+                             meta={"scoring": scoring, "rules": digest})
+        _record_digest(warehouse, scoring, digest)
         for table in ("player_hands", "matchups"):
             if len(warehouse.state().table_files(table, scoring)) >= COMPACT_WHEN_FILES:
                 warehouse.compact(table)
@@ -237,6 +292,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
     seconds = time.perf_counter() - started
     return ScoreSummary(
         scoring=scoring, ruleset=forced.name if forced else "by variant", rescored=rescore,
+        rules_changed=rules_changed,
         hands=hands, player_hands=player_rows, matchups=matchup_rows,
         transitions=transitions, fl_errors=fl_errors,
         database=None if database is None else str(database), seconds=seconds,

@@ -47,6 +47,8 @@ def test_score_then_audit_find_both_problems(tmp_path: Path) -> None:
     csv = runner.invoke(app, ["audit", "-w", str(root), "--format", "csv"])
     assert csv.stdout.splitlines()[0].startswith("kind,severity,site,table,hand_id")
     assert len(csv.stdout.splitlines()) == 3
+    assert sorted(csv.stderr.splitlines()) == ["summary: 1 fl_missing (error) at home",
+                                               "summary: 1 points (error) at home"]
 
 
 def test_score_reads_the_warehouse_from_the_environment(tmp_path: Path) -> None:

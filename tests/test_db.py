@@ -81,12 +81,33 @@ def test_sessions_split_on_the_configured_gap(tmp_path: Path) -> None:
     "INSERT INTO hands SELECT * FROM hands",
     "SELECT 1; DELETE FROM hands",
     "ATTACH 'other.db'",
+    # EXPLAIN ANALYZE runs what it explains
+    "EXPLAIN ANALYZE COPY (SELECT 1 AS x) TO 'out.parquet' (FORMAT parquet)",
+    "explain analyse (format json) DELETE FROM hands",
+    "EXPLAIN ANALYZE SELECT 1; EXPLAIN ANALYZE DROP VIEW hands",
 ])
-def test_writing_statements_are_refused(scored: Path, sql: str) -> None:
+def test_writing_statements_are_refused(scored: Path, sql: str, tmp_path: Path,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
     from ofc_stats.warehouse import Warehouse
 
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    hands = query_warehouse(Warehouse.open(scored), "SELECT count(*) AS n FROM hands")
     with pytest.raises(QueryError, match=r"refused: .* statements can change files"):
         query_warehouse(Warehouse.open(scored), sql)
+    assert list(here.iterdir()) == []
+    assert query_warehouse(Warehouse.open(scored), "SELECT count(*) AS n FROM hands").equals(
+        hands)
+
+
+@pytest.mark.parametrize("sql", ["EXPLAIN SELECT * FROM hands",
+                                 "EXPLAIN ANALYZE SELECT count(*) FROM hands",
+                                 "explain (format json) select 1"])
+def test_explaining_a_query_is_allowed(scored: Path, sql: str) -> None:
+    from ofc_stats.warehouse import Warehouse
+
+    assert query_warehouse(Warehouse.open(scored), sql).height >= 1
 
 
 def test_sql_errors_are_duckdb_messages_on_one_line(scored: Path) -> None:
@@ -142,6 +163,67 @@ def test_query_writes_parquet_and_csv_files(scored: Path, tmp_path: Path) -> Non
     assert csv.stdout.splitlines()[0] == "rank,player,hands,points,points_per_hand,foul_pct,tables"
 
 
+@pytest.mark.parametrize(("options", "message"), [
+    (["leaderboard", "-p", "limit"], "expected key=value"),
+    (["leaderboard", "--format", "parquet"], "needs --out FILE"),
+    (["leaderboard", "--out", "result.txt"], "cannot tell a format from 'result.txt'"),
+    (["leaderboard", "--format", "table", "--out", "result.csv"], "--out goes with"),
+])
+def test_usage_mistakes_are_usage_errors_not_bugs(scored: Path, options: list[str],
+                                                  message: str) -> None:
+    result = runner.invoke(app, ["query", *options, "-w", str(scored)])
+    assert result.exit_code == 2
+    assert message in result.stderr
+    assert "internal error" not in result.stderr
+
+
+def test_the_out_suffix_picks_the_format(scored: Path, tmp_path: Path) -> None:
+    for suffix, read in ((".parquet", pl.read_parquet), (".csv", pl.read_csv),
+                         (".json", pl.read_json)):
+        target = tmp_path / f"leaders{suffix}"
+        result = runner.invoke(app, ["query", "leaderboard", "--out", str(target),
+                                     "-w", str(scored)])
+        assert result.exit_code == 0, result.output
+        assert sorted(read(target)["player"].to_list()) == ["alice", "bob"]
+
+
+def test_intervals_and_nested_values_come_out_in_every_format(scored: Path) -> None:
+    from ofc_stats.warehouse import Warehouse
+
+    sql = ("SELECT player, ended_at - started_at AS length, [1, 2] AS numbers, "
+           "{'a': 1, 'b': ['x']} AS record FROM sessions ORDER BY player LIMIT 1")
+    frame = query_warehouse(Warehouse.open(scored), sql)
+    assert frame.schema["length"] == pl.Duration("us")
+    csv = runner.invoke(app, ["query", sql, "--format", "csv", "-w", str(scored)])
+    assert csv.exit_code == 0, csv.output
+    header, row = csv.stdout.splitlines()
+    assert header == "player,length,numbers,record"
+    assert row.startswith("alice,PT")
+    assert row.endswith(',"[1,2]","{""a"":1,""b"":[""x""]}"')
+    for output in ("json", "table"):
+        result = runner.invoke(app, ["query", sql, "--format", output, "-w", str(scored)])
+        assert result.exit_code == 0, result.output
+
+
+def test_stats_explains_an_empty_answer(scored: Path, tmp_path: Path) -> None:
+    unscored = tmp_path / "unscored"
+    store(unscored, hands(2))
+    cases = [
+        (["-w", str(unscored)], "no scored hands in the warehouse: run 'ofc-stats score'"),
+        (["--player", "ALICE", "-w", str(scored)], "did you mean 'alice'?"),
+        (["--player", "alicia", "-w", str(scored)], "did you mean 'alice'?"),
+        (["--player", "zed", "-w", str(scored)], "no player named 'zed' in the scored hands\n"),
+        (["--variant", "holdem", "-w", str(scored)], "no scored hands of variant 'holdem'"),
+    ]
+    for options, message in cases:
+        result = runner.invoke(app, ["stats", *options])
+        assert result.exit_code == 2, (options, result.output)
+        assert message in result.stderr, (options, result.stderr)
+    later = runner.invoke(app, ["stats", "--since", "2099-01-01", "-w", str(scored)])
+    assert later.exit_code == 0
+    assert "no player matches these filters" in later.stderr
+
+
 def test_stats_command_shows_sample_sizes(scored: Path) -> None:
     result = runner.invoke(app, ["stats", "--format", "json", "-w", str(scored)])
     assert result.exit_code == 0, result.output
@@ -155,3 +237,20 @@ def test_stats_command_shows_sample_sizes(scored: Path) -> None:
     table = runner.invoke(app, ["stats", "-w", str(scored)])
     assert "points_per_hand" in table.stdout
     assert "alice" in table.stdout
+
+
+def test_ingest_keeps_the_duckdb_file_in_step(tmp_path: Path) -> None:
+    from ofc_stats.ingest import ingest
+
+    data = Path(__file__).parent.parent / "sample_data"
+    warehouse = tmp_path / "warehouse"
+
+    def stored_hands() -> object:
+        with duckdb.connect(str(warehouse / DATABASE_FILE), read_only=True) as connection:
+            return connection.execute("SELECT count(*) FROM hands").fetchone()
+
+    first = ingest([data / "aldebaran.jsonl.gz"], warehouse)
+    assert stored_hands() == (first.hands_stored,)  # before any score
+    second = ingest([data / "betelgeuse.txt.gz"], warehouse)
+    assert second.hands_stored > 0
+    assert stored_hands() == (first.hands_stored + second.hands_stored,)

@@ -56,6 +56,21 @@ def test_folders_are_walked_for_history_files(tmp_path: Path) -> None:
     assert all(f.is_absolute() for f in files)
 
 
+def test_pipes_and_broken_links_in_a_folder_are_passed_over(tmp_path: Path) -> None:
+    import os
+
+    folder = tmp_path / "in"
+    write(folder / "a.jsonl")
+    os.mkfifo(folder / "live.jsonl")  # reading it would wait for a writer forever
+    (folder / "loop.jsonl").symlink_to(folder / "loop.jsonl")
+    (folder / "gone.jsonl").symlink_to(folder / "missing.jsonl")
+    (folder / "linked.jsonl").symlink_to(folder / "a.jsonl")
+    (folder / "up").symlink_to(folder, target_is_directory=True)
+    files, ignored = find_files([folder])
+    assert files == [(folder / "a.jsonl").resolve()]
+    assert ignored == 3
+
+
 def test_a_named_file_is_always_read_and_each_file_only_once(tmp_path: Path) -> None:
     notes = write(tmp_path / "notes.md")
     history = write(tmp_path / "h.jsonl")

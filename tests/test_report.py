@@ -386,16 +386,26 @@ def test_a_player_report_names_the_player_and_defaults_under_reports(
     assert not list(Path("reports").glob(".*"))  # no temporary file left behind
 
 
-@pytest.mark.parametrize(("player", "path"), [
-    (None, "reports/overview.html"),
-    ("alice", "reports/alice.html"),
-    ("Phil Ivey", "reports/phil-ivey.html"),
-    ("../../etc/passwd", "reports/etc-passwd.html"),
-    (EVIL_PLAYER, "reports/script-alert-1-script.html"),
-    ("日本", "reports/player.html"),
+@pytest.mark.parametrize(("player", "table", "path"), [
+    (None, None, "reports/overview.html"),
+    ("alice", None, "reports/alice.html"),
+    ("Phil Ivey", None, "reports/phil-ivey-d2cbd9.html"),
+    ("../../etc/passwd", None, "reports/etc-passwd-3754d6.html"),
+    (EVIL_PLAYER, None, "reports/script-alert-1-script-5c140d.html"),
+    ("日本", None, "reports/player-cf2abf.html"),
+    (None, "t1", "reports/table-t1.html"),
+    ("alice", "t1", "reports/alice-at-t1.html"),
 ])
-def test_default_paths_are_safe_file_names(player: str | None, path: str) -> None:
-    assert default_report_path(player).as_posix() == path
+def test_default_paths_are_safe_file_names(player: str | None, table: str | None,
+                                           path: str) -> None:
+    assert default_report_path(player, table).as_posix() == path
+
+
+def test_default_paths_keep_every_player_and_table_apart() -> None:
+    names = ["ColdWhale", "coldwhale", "Cold Whale", "cold-whale", "日本", "中国", "overview"]
+    player_paths = {default_report_path(name) for name in names}
+    table_paths = {default_report_path(table=name) for name in names}
+    assert len(player_paths | table_paths | {default_report_path()}) == 2 * len(names) + 1
 
 
 # --- the command ---------------------------------------------------------------------

@@ -132,3 +132,28 @@ def test_a_forced_ruleset_is_stored_beside_the_default(tmp_path: Path) -> None:
     assert warehouse.scan("player_hands", "default").collect().height == 8
     # What-ifs don't rewrite the Fantasyland audit, which follows the default scoring.
     assert what_if.transitions == 0
+
+
+def test_an_edited_ruleset_file_rescores_its_scoring(tmp_path: Path) -> None:
+    warehouse = store(tmp_path / "wh", sample_hands(4))
+    rules_file = tmp_path / "house.toml"
+    rules_file.write_text(HOUSE_RULES)
+    score_warehouse(warehouse)
+    first = score_warehouse(warehouse, rules_file)
+    assert (first.hands, first.rules_changed) == (4, False)
+    unchanged = score_warehouse(warehouse, rules_file)
+    assert (unchanged.hands, unchanged.rules_changed) == (0, False)
+
+    def points(scoring: str) -> list[int]:
+        return (warehouse.scan("player_hands", scoring).collect()
+                .filter(pl.col("player") == "alice").sort("hand_id")["points"].to_list())
+
+    two_four = points("house 2-4 AA")
+    rules_file.write_text(HOUSE_RULES.replace('scoring = "2-4"', 'scoring = "1-6"'))
+    edited = score_warehouse(warehouse, rules_file)
+    assert (edited.hands, edited.rules_changed, edited.rescored) == (4, True, True)
+    assert points("house 2-4 AA") == points(DEFAULT_SCORING)  # now 1-6 like pineapple
+    assert points("house 2-4 AA") != two_four
+    assert warehouse.scan("player_hands", "house 2-4 AA").collect().height == 8
+    default_again = score_warehouse(warehouse)
+    assert (default_again.hands, default_again.rules_changed) == (0, False)

@@ -253,7 +253,8 @@ class _Writer:
         last_free = hands > 1 and bool(free[-1])
         for kind in list(kinds):
             if kind is FaultKind.TRUNCATED:
-                if last and last_free:
+                # A file ends once: a second truncation waits for another table's file.
+                if last and last_free and (kind, hands - 1) not in due:
                     due.append((kind, hands - 1))
                     kinds.remove(kind)
                 continue
