@@ -386,6 +386,8 @@ class _LastImport:
     end_offset: int
     content_hash: str | None
     status: str
+    hands_read: int = 0
+    rejected: int = 0
 
 
 @dataclass
@@ -478,7 +480,7 @@ class _Ingestion:
                 .sort("commit_id").unique("file", keep="last").collect())
         return {row["file"]: _LastImport(
             row["format"], row["size"], row["mtime"], row["end_offset"],
-            row["content_hash"], row["status"])
+            row["content_hash"], row["status"], row["hands_read"] or 0, row["rejected"] or 0)
             for row in rows.with_columns(pl.col("mtime").cast(pl.Int64)).iter_rows(named=True)}
 
     # -- files ------------------------------------------------------------------------
@@ -532,8 +534,22 @@ class _Ingestion:
                 and (last.size, last.mtime_ns) == (source.size, source.mtime_ns)
                 and (self.forced is None or last.format == self.forced))
 
+    def _misread(self, source: Source, last: _LastImport | None) -> bool:
+        """Whether the last import read no hand, only problems, in a format the file's
+        head does not show (a wrong ``--format``): then ``auto`` reads it again."""
+        if (self.forced is not None or last is None or last.hands_read or not last.rejected
+                or last.format is None):
+            return False
+        try:
+            return str(formats.sniff(read_head(source, SNIFF_BYTES),
+                                     source.inner_name)) != last.format
+        except Exception:  # unreadable or unknown: reading it again will say so
+            return False
+
     def _ingest_source(self, source: Source) -> None:
         last = self.manifest.get(source.name)
+        if self._misread(source, last):
+            last = None  # read from the start, sniffed
         if self._unchanged(source, last):
             self.files_unchanged += 1
             return

@@ -108,8 +108,8 @@ def test_the_example_matches_the_published_json_schema() -> None:
          "duplicate card", "duplicate card 6s (seat 1 top, seat 2 top)"),
         (hand("h2", variant="badugi"), "variant", "unknown variant 'badugi'"),
         (hand("h2", version=2), "version", "version '2' is not supported"),
-        ({k: v for k, v in hand("h2").items() if k not in ("format", "version")}, "version",
-         "no format and version keys"),
+        (hand("h2", format="ofc-hh2"), "version", "format 'ofc-hh2' is not supported"),
+        (hand("h2", version="one"), "version", "version 'one' is not supported"),
         (hand("h2", players=[IVEY, {**HELLMUTH, "seat": 1.5}]), "syntax", "bad seat '1.5'"),
         (hand("h2", players=[IVEY, {k: v for k, v in HELLMUTH.items() if k != "bottom"}]),
          "syntax", "seat 2: missing bottom"),
@@ -193,6 +193,14 @@ def test_leniencies_cards_as_text_numbers_as_strings_and_unknown_keys() -> None:
     assert batch.seats["in_fantasyland"].to_list() == [True, False]
     assert batch.hands["button_seat"].to_list() == [2]
     assert batch.hands["point_value"].to_list() == [Decimal("0.5")]
+
+
+def test_a_line_with_only_the_required_fields_reads_as_version_1() -> None:
+    bare = {k: v for k, v in hand("h1").items() if k not in ("format", "version")}
+    assert READER.sniff(lines(bare)) > 50  # told apart from the other formats still
+    batch = read_all(Format.JSONL, lines(bare))
+    assert batch.problems.is_empty()
+    assert batch.hands["hand_id"].to_list() == ["h1"]
 
 
 def test_sniff_rates_native_lines_high() -> None:

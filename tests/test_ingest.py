@@ -409,6 +409,29 @@ def test_a_corrupt_archive_keeps_the_hands_before_the_damage(tmp_path: Path) -> 
     assert_consistent(tmp_path / "wh")
 
 
+@pytest.mark.parametrize(("suffix", "pack"), [
+    (".gz", gzip.compress), (".bz2", bz2.compress), (".xz", lzma.compress)])
+@pytest.mark.parametrize("fmt", [Format.JSONL, Format.TEXT])
+def test_damage_in_the_first_chunk_keeps_the_hands_before_it(
+        tmp_path: Path, suffix: str, pack: object, fmt: Format) -> None:
+    path = tmp_path / f"cut.{fmt.value}"
+    data = write_hands(path, sample_hands(800, 3, seed=9), fmt).read_bytes()
+    assert len(data) < CHUNK_BYTES  # the whole file is one chunk
+    packed = pack(data)  # type: ignore[operator]
+    cut = path.with_name(path.name + suffix)
+    # (bz2 unpacks whole blocks of 900 kB: the first must be there)
+    cut.write_bytes(packed[:len(packed) * 3 // 4])
+    path.unlink()
+    summary = ingest([cut], tmp_path / "wh", batch_hands=100)
+    assert 100 < summary.hands_stored < 800
+    assert (summary.files_failed, summary.problems_by_kind) == (1, {"file": 1})
+    cut.write_bytes(packed)  # downloaded again, whole
+    whole = ingest([cut], tmp_path / "wh")
+    assert whole.hands_stored == 800 - summary.hands_stored
+    assert whole.rejected == 0
+    assert_consistent(tmp_path / "wh")
+
+
 def test_a_corrupt_zip_is_reported_as_a_file(tmp_path: Path) -> None:
     path = tmp_path / "broken.zip"
     path.write_bytes(b"PK\x03\x04" + b"\x00" * 100)
@@ -502,6 +525,21 @@ def test_a_forced_format_reads_what_sniffing_cannot(tmp_path: Path) -> None:
     forced = ingest([path], tmp_path / "wh", fmt="jsonl")
     assert (forced.hands_stored, forced.rejected) == (1, 0)
     assert table(tmp_path / "wh", "imports")["format"].to_list() == ["jsonl"]
+
+
+def test_a_wrong_forced_format_does_not_stick_to_the_file(tmp_path: Path) -> None:
+    path = write_hands(tmp_path / "in" / "h.jsonl", sample_hands(20, 2, seed=3))
+    wrong = ingest([path], tmp_path / "wh", fmt="text")
+    assert (wrong.hands_stored, wrong.rejected > 0) == (0, True)
+    right = ingest([path], tmp_path / "wh")  # auto: the head says JSON Lines
+    assert (right.files_read, right.hands_stored, right.rejected) == (1, 20, 0)
+    again = ingest([path], tmp_path / "wh")
+    assert (again.files_unchanged, again.hands_stored) == (1, 0)
+    # A file of bad hands in the format it looks like is not read again and again.
+    bad = tmp_path / "in" / "bad.jsonl"
+    bad.write_text('{"hand_id": "x"}\n')
+    assert ingest([bad], tmp_path / "wh").rejected == 1
+    assert ingest([bad], tmp_path / "wh").files_unchanged == 1
 
 
 # -- progress, compaction ----------------------------------------------------------------

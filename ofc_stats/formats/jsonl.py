@@ -177,16 +177,17 @@ class JsonLinesParser:
 
 
 def _version_error() -> pl.Expr:
+    # Both tags are optional (a line without them is read as version 1); a line that
+    # names another format or version is set aside, so a future version is never misread.
     version = pl.col("version").str.strip_chars().cast(pl.Float64, strict=False)
     expected = f'"format": "{FORMAT_TAG}", "version": {VERSION}'
     return (
-        pl.when(pl.col("format").is_null() & pl.col("version").is_null())
-        .then(pl.lit(f"no format and version keys (this reader reads {expected})"))
-        .when((pl.col("format") != FORMAT_TAG) | pl.col("format").is_null()
-              | (version != VERSION) | version.is_null())
-        .then(pl.format(f"format '{{}}' version '{{}}' is not supported (this reader "
-                        f"reads {expected})", pl.col("format").fill_null(""),
-                        pl.col("version").fill_null("")))
+        pl.when(pl.col("format").is_not_null() & (pl.col("format") != FORMAT_TAG))
+        .then(pl.format(f"format '{{}}' is not supported (this reader reads {expected})",
+                        pl.col("format")))
+        .when(pl.col("version").is_not_null() & ((version != VERSION) | version.is_null()))
+        .then(pl.format(f"version '{{}}' is not supported (this reader reads {expected})",
+                        pl.col("version")))
     )
 
 

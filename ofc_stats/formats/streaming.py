@@ -17,6 +17,9 @@ in the buffer and is read again with the next chunk. Along the way it
 from __future__ import annotations
 
 import codecs
+import lzma
+import zipfile
+import zlib
 from enum import StrEnum
 from functools import cached_property
 from typing import BinaryIO
@@ -27,6 +30,13 @@ import polars as pl
 import pyarrow as pa  # type: ignore[import-untyped]
 
 CHUNK_BYTES = 4 << 20
+# Reads from the stream are at most this big: a damaged archive's decompressor fails
+# on the read that reaches the damage, and whatever that read had unpacked is lost.
+READ_PIECE_BYTES = 256 * 1024
+# What a stream raises when its bytes are damaged (a cut or corrupt archive) or the
+# disk fails: the bytes before it are read, then it is raised (see ByteSource).
+STREAM_ERRORS: tuple[type[Exception], ...] = (
+    EOFError, OSError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
 HEAD_BYTES = 64 * 1024
 NEWLINE = 10
 REPLACEMENT = "?"  # stands for one undecodable byte: one byte in UTF-8 too
@@ -176,6 +186,10 @@ class ByteSource:
     bytes of the hands it parsed; the rest is offered again with more data. A reader
     that consumes nothing gets a bigger chunk next time (a hand longer than a chunk).
     At the end of the stream the reader must consume everything.
+
+    If the stream fails part-way (a damaged archive), the bytes before the failure
+    are offered as the end of the stream, then :meth:`next_chunk` raises the error:
+    the hands before the damage are read, and the failure is still reported.
     """
 
     def __init__(self, stream: BinaryIO, start_offset: int = 0,
@@ -187,6 +201,7 @@ class ByteSource:
         self._chunk_bytes = max(64, chunk_bytes - chunk_bytes % 2)  # even: UTF-16 units
         self._buffer = bytearray()  # source bytes (UTF-8) or transcoded UTF-8 (UTF-16)
         self._eof = False
+        self._failure: Exception | None = None
         self._wanted = self._chunk_bytes
         raw = self._read(HEAD_BYTES)
         self.encoding, bom = detect_encoding(raw)
@@ -212,7 +227,11 @@ class ByteSource:
         """``size`` bytes, fewer only at the end (streams may return short reads)."""
         parts = []
         while size > 0 and not self._eof:
-            data = self._stream.read(size)
+            try:
+                data = self._stream.read(min(size, READ_PIECE_BYTES))
+            except STREAM_ERRORS as error:
+                self._eof, self._failure = True, error
+                break
             if not data:
                 self._eof = True
                 break
@@ -250,6 +269,8 @@ class ByteSource:
         if self._eof:
             cut = len(self._buffer)
         if not cut:
+            if self._failure is not None:
+                raise self._failure
             return None
         data, bad = self._valid_utf8(bytes(self._buffer[:cut]))
         return TextChunk(data, self._start, self._line, self._eof and cut == len(self._buffer),
