@@ -85,6 +85,9 @@ def test_sessions_split_on_the_configured_gap(tmp_path: Path) -> None:
     "EXPLAIN ANALYZE COPY (SELECT 1 AS x) TO 'out.parquet' (FORMAT parquet)",
     "explain analyse (format json) DELETE FROM hands",
     "EXPLAIN ANALYZE SELECT 1; EXPLAIN ANALYZE DROP VIEW hands",
+    # a PIVOT over values from the data is a MULTI statement, which may wrap a COPY
+    "COPY (PIVOT matchups ON opponent USING sum(points)) TO 'out.csv'",
+    "PIVOT matchups ON opponent USING sum(points) GROUP BY player",
 ])
 def test_writing_statements_are_refused(scored: Path, sql: str, tmp_path: Path,
                                         monkeypatch: pytest.MonkeyPatch) -> None:

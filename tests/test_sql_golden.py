@@ -75,7 +75,7 @@ def close(a: object, b: object, places: int = 3) -> bool:
 def test_player_summary_and_win_rates_agree_with_polars(sample_warehouse: Warehouse) -> None:
     hands = player_hands(sample_warehouse)
     point_values = sample_warehouse.scan("hands").select(
-        "site", "hand_id", "point_value").collect()
+        "site", "hand_id", "point_value", "currency").collect()
     expected = (
         hands.join(point_values, on=["site", "hand_id"], how="left")
         .group_by("player").agg(
@@ -87,7 +87,9 @@ def test_player_summary_and_win_rates_agree_with_polars(sample_warehouse: Wareho
             pl.col("in_fantasyland").sum().alias("fl"), pl.col("fl_stay").sum().alias("stays"),
             pl.col("scoops").sum(), pl.col("opponents").sum(),
             pl.col("royalties").mean().alias("royalties"),
-            (pl.col("points") * pl.col("point_value").cast(pl.Float64)).sum().alias("money"))
+            (pl.col("points") * pl.col("point_value").cast(pl.Float64)).sum().alias("money"),
+            pl.col("point_value").count().alias("money_hands"),
+            pl.col("currency").drop_nulls().unique().alias("currencies"))
     )
     summary = by_player(run(sample_warehouse, "player_summary"))
     wins = by_player(run(sample_warehouse, "win_rates"))
@@ -109,6 +111,8 @@ def test_player_summary_and_win_rates_agree_with_polars(sample_warehouse: Wareho
         assert close(got["royalties_per_hand"], row["royalties"])
         assert close(win["points_stddev"], row["std"])
         assert close(win["money"], row["money"], 4)
+        assert win["money_hands"] == row["money_hands"]
+        assert [win["currency"]] == row["currencies"]
 
 
 def test_foul_fantasyland_and_royalty_queries_agree_with_polars(
@@ -149,6 +153,11 @@ def test_head_to_head_and_leaderboard_agree_with_polars(sample_warehouse: Wareho
         pairs.sort("player", "opponent").select(got.select(
             "player", "opponent", "hands", "points", "rows_won", "scoops").columns),
         check_dtypes=False)
+    matrix = run(sample_warehouse, "head_to_head_matrix")
+    expected_matrix = pairs.sort("opponent").pivot(
+        "opponent", index="player", values="points").sort("player")
+    assert matrix.columns == ["player", *sorted(expected_matrix.columns[1:])]
+    assert_frame_equal(matrix, expected_matrix.select(matrix.columns), check_dtypes=False)
     totals = player_hands(sample_warehouse).group_by("player").agg(pl.col("points").sum())
     leaderboard = run(sample_warehouse, "leaderboard")
     expected = totals.sort("points", "player", descending=[True, False]).head(20)

@@ -1,4 +1,4 @@
--- Win rate per player: points per hand with a 95% confidence interval, and money won.
+-- Win rate per player: points per hand with a 95% confidence interval, and money won (over the hands with a point value, in one currency; empty when a player's hands mix currencies).
 -- param: player VARCHAR
 -- param: variant VARCHAR
 -- param: since TIMESTAMPTZ
@@ -12,7 +12,12 @@ SELECT ph.player,
            AS ci95_low,
        round(avg(ph.points) + 1.96 * coalesce(stddev_samp(ph.points), 0) / sqrt(count(*)), 3)
            AS ci95_high,
-       sum(ph.points * h.point_value) AS money
+       count(h.point_value) AS money_hands,
+       CASE WHEN count(DISTINCT h.currency) <= 1
+            THEN sum(ph.points * h.point_value) END AS money,
+       CASE WHEN count(DISTINCT h.currency) <= 1 THEN min(h.currency)
+            ELSE 'mixed: ' || string_agg(DISTINCT h.currency, ', ' ORDER BY h.currency)
+       END AS currency
 FROM player_hands ph
 LEFT JOIN hands h USING (site, hand_id)
 WHERE ($player IS NULL OR ph.player = $player)
