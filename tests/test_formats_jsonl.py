@@ -7,6 +7,7 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
+import polars as pl
 import pytest
 
 from ofc_stats.formats import Format
@@ -173,6 +174,8 @@ def test_a_half_written_last_line_is_truncated_and_not_counted() -> None:
     batch = batches[0].batch
     assert batch.hands["hand_id"].to_list() == ["h1", "h2"]
     assert_problem(batch.problems, "truncated", "ends inside this hand", line=3)
+    truncated = batch.problems.filter(pl.col("kind") == "truncated")
+    assert truncated.select("site", "hand_id").rows() == [("home", "h3")]
     assert batches[-1].end_offset == len(complete)
 
 

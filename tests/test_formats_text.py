@@ -6,6 +6,7 @@ import datetime as dt
 import io
 from decimal import Decimal
 
+import polars as pl
 import pytest
 
 from ofc_stats.canonical import CanonicalBatch
@@ -162,6 +163,9 @@ def test_a_half_written_last_hand_is_truncated_and_not_counted(cut: int) -> None
     assert batch.hands["hand_id"].to_list() == ["h1"]
     assert_problem(batch.problems, "truncated", "ends inside this hand",
                    line=EXAMPLE_LINES + 2)
+    key_written = "#h2: " in hand("h2")[:cut]
+    assert batch.problems.filter(pl.col("kind") == "truncated")["hand_id"].to_list() == [
+        "h2" if key_written else None]
     assert batches[-1].end_offset == len(complete)
 
 

@@ -92,7 +92,11 @@ def split_lines(chunk: TextChunk, limit: int, file: str) -> Units:
             and int(lines["end"][-1]) == len(chunk.data) and not _is_json(lines["text"][-1])):
         last = lines.tail(1)
         end_offset = int(chunk.offsets(last["pos"].to_numpy())[0])
-        problems.append(problem_rows(file, last["line"], "truncated", TRUNCATED, last["text"]))
+        # The hand's key, if the part written holds it.
+        key = [last["text"].str.extract(rf'"{name}"\s*:\s*"([^"\\]*)"', 1).alias(name)
+               for name in ("site", "hand_id")]
+        problems.append(problem_rows(file, last["line"], "truncated", TRUNCATED, last["text"],
+                                     *key))
         lines = lines.head(-1)
     undecodable = encoding_reasons(chunk, lines["pos"].to_numpy(), lines["end"].to_numpy())
     if undecodable:

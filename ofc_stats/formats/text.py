@@ -62,6 +62,7 @@ HEADER = (r"^(?P<site>\S.*?) Hand #(?P<hand_id>\S+): (?P<variant>[^\[(]+?)"
           r"(?: \((?P<point_value>\S+?)(?: (?P<currency>[^\s)]+))? per point\))?"
           r" - (?P<started_at>\d{4}[-/]\d{2}[-/]\d{2}[ T]\d{2}:\d{2}.*)$")
 HEADER_START = r"^\S.*? Hand #\S+: "
+HEADER_KEY = r"^(?P<site>\S.*?) Hand #(?P<hand_id>\S+): "
 TABLE = r"^Table '(?P<table>.*)'(?: Seat #(?P<button_seat>\d+) is the button)?$"
 SEAT = r"^Seat (?P<seat>\d+): (?P<player>.+?)(?: \((?P<starting_stack>-?[\d.]+) in chips\))?$"
 FANTASYLAND = r"^(?P<player>.+) is in Fantasyland(?: \((?P<fl_cards>\d+) cards\))?$"
@@ -141,8 +142,10 @@ class TextParser:
         if take and chunk.at_eof and take == len(hand_starts) and not is_complete(
                 frame["text"][-1]):
             last = frame.tail(1)
+            header = last["text"].str.extract_groups(HEADER_KEY)  # the hand's key
             problems.append(problem_rows(self.file, last["line"], "truncated", TRUNCATED,
-                                         last["text"]))
+                                         last["text"], header.struct.field("site"),
+                                         header.struct.field("hand_id")))
             end_offset = int(chunk.offsets(last["pos"].to_numpy())[0])
             frame = frame.head(-1)
         undecodable = encoding_reasons(chunk, frame["pos"].to_numpy(),
