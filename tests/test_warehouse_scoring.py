@@ -157,3 +157,18 @@ def test_an_edited_ruleset_file_rescores_its_scoring(tmp_path: Path) -> None:
     assert warehouse.scan("player_hands", "house 2-4 AA").collect().height == 8
     default_again = score_warehouse(warehouse)
     assert (default_again.hands, default_again.rules_changed) == (0, False)
+
+
+def test_seats_of_a_hand_are_brought_together_if_a_file_has_them_apart() -> None:
+    from ofc_stats.warehouse_scoring import _contiguous
+
+    together = pl.DataFrame({"site": ["s"] * 5, "hand_id": ["a", "a", "b", "b", "c"],
+                             "seat": [1, 2, 1, 2, 1]})
+    assert _contiguous(together) is together
+    apart = together[[0, 2, 1, 3, 4]]  # a, b, a, b, c
+    fixed = _contiguous(apart)
+    assert fixed["hand_id"].to_list() == ["a", "a", "b", "b", "c"]
+    assert fixed["seat"].to_list() == [1, 2, 1, 2, 1]
+    other_site = together.with_columns(
+        pl.Series("site", ["s", "s", "t", "t", "s"]), pl.Series("hand_id", ["a"] * 5))
+    assert _contiguous(other_site)["site"].to_list() == ["s", "s", "s", "t", "t"]
