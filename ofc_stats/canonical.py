@@ -137,7 +137,11 @@ _TIMESTAMP = (r"^\s*(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?\s*"
 
 @dataclass(frozen=True)
 class CanonicalBatch:
-    """Validated hands of one batch, and the problems of the hands set aside."""
+    """Validated hands of one batch, and the problems of the hands set aside.
+
+    :func:`normalise` lists ``seats`` hand by hand in the order of ``hands`` (readers
+    number their hands in file order), each hand's by seat number.
+    """
 
     hands: pl.DataFrame
     seats: pl.DataFrame
@@ -441,7 +445,9 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
                                         for row, (start, size) in ROW_SLOTS.items())),
                    card_series.to_frame()], how="horizontal")
         .drop("site", "hand_id", "variant", "table", "started_at", strict=False)
-        .join(keys, on="record", how="inner")
+        # Seats stay listed hand by hand, in the hands' order: ingest tells copies of
+        # a hand in one batch apart by that position (they share site and hand_id).
+        .join(keys, on="record", how="inner", maintain_order="left")
         .select(
             "site", "hand_id", "variant", "table", "started_at",
             pl.col("seat").cast(pl.Int8), pl.col("player").cast(pl.String),
@@ -470,7 +476,7 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
     per_hand = seats_out.group_by("record").agg(pl.len().cast(pl.Int8).alias("players"))
     with_streets = streets_out["record"].unique()
     hands_out = (
-        hands.join(per_hand, on="record", how="left")
+        hands.join(per_hand, on="record", how="left", maintain_order="left")
         .select(
             pl.col("site").cast(pl.String), pl.col("hand_id").cast(pl.String),
             pl.col("table").cast(pl.String), pl.col("_started_at").alias("started_at"),
@@ -520,8 +526,9 @@ def content_hash(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.Series:
     The identity is the site, id, table, start time, variant and each seat's number,
     player, Fantasyland flag and final board: what every format records. Reported
     points, stakes and streets are left out so that two formats of the same hand
-    agree. md5 (via DuckDB, vectorised) is stable across library versions, unlike
-    polars' own hash.
+    agree (ingest compares points, stakes and button apart, where both copies have
+    them: ``ofc_stats.ingest.hand_keys``). md5 (via DuckDB, vectorised) is stable
+    across library versions, unlike polars' own hash.
     """
     seat_text = (
         seats.select("record", "seat", pl.concat_str(

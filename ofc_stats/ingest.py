@@ -8,10 +8,12 @@ kill at any moment leaves whole batches and a manifest that says how far each fi
 got. The guarantees and the manifest are described in ``docs/ingest.md``.
 
 Dedupe stays cheap as the warehouse grows: every stored hand has a 64-bit key of
-its ``(site, hand_id)`` and a 64-bit prefix of its content hash in the small
-``hand_keys`` table, loaded once per run into sorted numpy arrays; a batch is
-checked with ``searchsorted``. A key that matches with different content is checked
-exactly against the stored hand before it is called a conflict.
+its ``(site, hand_id)``, a 64-bit prefix of its content hash and fingerprints of the
+details the content hash leaves out (reported points and royalties, stakes, button)
+in the small ``hand_keys`` table, loaded once per run into sorted numpy arrays; a
+batch is checked with ``searchsorted``. A key that matches with different content is
+checked exactly against the stored hand before it is called a conflict; one that
+matches with the same content is a conflict if a detail both copies record differs.
 """
 
 from __future__ import annotations
@@ -41,6 +43,7 @@ import polars as pl
 from ofc_stats import formats
 from ofc_stats.canonical import (
     HANDS_SCHEMA,
+    MONEY,
     PROBLEMS_SCHEMA,
     SEATS_SCHEMA,
     STREETS_SCHEMA,
@@ -78,7 +81,16 @@ TABLES = ("hands", "seats", "streets", "rejects", "hand_keys", "imports")
 HAND_KEYS_SCHEMA = pl.Schema({
     "key": pl.UInt64(),  # hash_strings(site + "\x1f" + hand_id)
     "content": pl.UInt64(),  # the first 64 bits of content_hash
+    # Fingerprints of what content_hash leaves out (see hand_keys): null when the hand
+    # does not record that detail, never 0.
+    "points": pl.UInt64(),  # the seats' reported_points
+    "royalties": pl.UInt64(),  # the seats' reported_royalties
+    "stakes": pl.UInt64(),  # point_value with currency
+    "button": pl.UInt64(),  # button_seat
 })
+# The detail columns of hand_keys, as a conflict's reason names them.
+DETAILS = {"points": "reported points", "royalties": "reported royalties",
+           "stakes": "stakes", "button": "button seat"}
 
 IMPORTS_SCHEMA = pl.Schema({
     "import_id": pl.String(),
@@ -281,14 +293,111 @@ def hash_strings(texts: pl.Series) -> npt.NDArray[np.uint64]:
     return hashes
 
 
-def hand_keys(hands: pl.DataFrame) -> pl.DataFrame:
-    """``key`` and ``content`` (see ``HAND_KEYS_SCHEMA``) of each row of ``hands``."""
+def _fingerprints(values: npt.NDArray[np.uint64], recorded: npt.NDArray[np.bool_]
+                  ) -> pl.Series:
+    """Mixed ``values`` as a UInt64 series: null where not ``recorded``, else never 0
+    (0 stands for "not recorded" in :class:`HandIndex`)."""
+    mixed = np.maximum(_mix(values ^ _SEED), np.uint64(1))
+    return pl.Series(mixed, dtype=pl.UInt64).set(pl.Series(~recorded), None)
+
+
+def _seat_hand_rows(hands: pl.DataFrame, seats: pl.DataFrame) -> npt.NDArray[np.int64]:
+    """For each row of ``seats``, the row of its hand in ``hands`` (-1: none).
+
+    Copies of a hand in one batch share (site, hand_id): only the seats' position tells
+    them apart, so seats listed hand by hand in the hands' order (as a reader's batch
+    lists them) are matched by position; otherwise by (site, hand_id), which needs
+    every hand to be there once.
+    """
+    players = hands["players"].cast(pl.Int64).fill_null(0).to_numpy()
+    if int(players.sum()) == seats.height:
+        rows = np.repeat(np.arange(hands.height, dtype=np.int64), players)
+        if (seats["hand_id"] == hands["hand_id"].gather(rows)).all() and (
+                seats["site"] == hands["site"].gather(rows)).all():
+            return rows
+    ids = ["site", "hand_id"]
+    if hands.select(pl.struct(ids).is_duplicated().any()).item():
+        raise IngestError("internal: the seats of a hand repeated in a batch are not "
+                          "listed hand by hand")
+    return (seats.select(ids)
+            .join(hands.select(ids).with_row_index("_row"), on=ids, how="left",
+                  maintain_order="left")
+            ["_row"].cast(pl.Int64).fill_null(-1).to_numpy())
+
+
+def _seat_fingerprints(seats: pl.DataFrame, column: str, hand_rows: npt.NDArray[np.int64],
+                       hands: int) -> pl.Series:
+    """Per hand, a fingerprint of one integer column of its seats (null if no seat has
+    a value). Each seat's number and value are mixed, then summed over the hand's seats:
+    the seats' order does not matter, which seat has which value does."""
+    mine = hand_rows >= 0
+    rows = hand_rows[mine]
+    values = seats[column].filter(pl.Series(mine))
+    known = values.is_not_null().to_numpy()
+    numbers = seats["seat"].filter(pl.Series(mine)).cast(pl.Int64).to_numpy().view(np.uint64)
+    amounts = values.cast(pl.Int64).fill_null(0).to_numpy().view(np.uint64)
+    mixed = _mix(_mix(numbers * _GOLDEN + known.astype(np.uint64)) ^ amounts)
+    sums = np.zeros(hands, dtype=np.uint64)
+    np.add.at(sums, rows, mixed)
+    recorded = np.bincount(rows, weights=known, minlength=hands) > 0
+    return _fingerprints(sums, recorded)
+
+
+def hand_keys(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.DataFrame:
+    """The ``hand_keys`` rows (``HAND_KEYS_SCHEMA``) of ``hands``, given their ``seats``.
+
+    ``seats`` holds the hands' seats listed hand by hand in the order of ``hands`` (as
+    in a reader's batch), or in any order if no hand is in ``hands`` twice. The
+    fingerprints are fixed definitions (our own mixing of the values: they are stored
+    in every warehouse), null where the hand does not record the detail: points and
+    royalties when no seat has them, stakes without a point value or currency, the
+    button when unknown. A point value counts exactly, in millionths (its scale).
+    """
     identity = hands.select(pl.concat_str(["site", "hand_id"], separator="\x1f")).to_series()
-    return pl.DataFrame({
-        "key": pl.Series(hash_strings(identity), dtype=pl.UInt64),
-        "content": hands["content_hash"].str.slice(0, 16).str.to_integer(
-            base=16, dtype=pl.UInt64, strict=False).fill_null(0),
-    })
+    hand_rows = _seat_hand_rows(hands, seats)
+    point_value = hands["point_value"].cast(MONEY)
+    millionths = (point_value * 1_000_000).cast(pl.Int64).fill_null(0).to_numpy().view(np.uint64)
+    currency = hands["currency"]
+    stakes = _mix(millionths ^ (point_value.is_not_null().to_numpy().astype(np.uint64)
+                                * _GOLDEN)) ^ hash_strings(currency)
+    button = hands["button_seat"].cast(pl.Int64).fill_null(0).to_numpy().view(np.uint64)
+    return pl.DataFrame([
+        pl.Series("key", hash_strings(identity), dtype=pl.UInt64),
+        hands["content_hash"].str.slice(0, 16).str.to_integer(
+            base=16, dtype=pl.UInt64, strict=False).fill_null(0).alias("content"),
+        _seat_fingerprints(seats, "reported_points", hand_rows, hands.height).alias("points"),
+        _seat_fingerprints(seats, "reported_royalties", hand_rows, hands.height
+                           ).alias("royalties"),
+        _fingerprints(stakes, (point_value.is_not_null() | currency.is_not_null()).to_numpy()
+                      ).alias("stakes"),
+        _fingerprints(button, hands["button_seat"].is_not_null().to_numpy()).alias("button"),
+    ])
+
+
+def detail_matrix(keys: pl.DataFrame) -> npt.NDArray[np.uint64]:
+    """The detail fingerprints of a ``hand_keys`` frame, one column per ``DETAILS``
+    entry, 0 where not recorded."""
+    return keys.select(pl.col(name).fill_null(0) for name in DETAILS).to_numpy(
+        order="c").astype(np.uint64, copy=False).reshape(keys.height, len(DETAILS))
+
+
+def differing_details(mine: npt.NDArray[np.uint64], theirs: npt.NDArray[np.uint64]
+                      ) -> npt.NDArray[np.int64]:
+    """Per row, a bit per ``DETAILS`` entry that both record and that differs."""
+    differ = (mine != 0) & (theirs != 0) & (mine != theirs)
+    masks: npt.NDArray[np.int64] = differ.astype(np.int64) @ (
+        np.int64(1) << np.arange(len(DETAILS), dtype=np.int64))
+    return masks
+
+
+def _detail_names(mask: int) -> str:
+    """``reported points``, ``stakes and button seat``, ... for a differing_details bit mask."""
+    names = [name for bit, name in enumerate(DETAILS.values()) if mask >> bit & 1]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+# A differing_details mask as text, for every mask.
+_DETAIL_TEXT = {mask: _detail_names(mask) for mask in range(1, 1 << len(DETAILS))}
 
 
 class HandIndex:
@@ -297,11 +406,13 @@ class HandIndex:
     MAX_PARTS = 8
 
     def __init__(self, keys: pl.DataFrame) -> None:
-        self._parts: list[tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]] = []
+        # Per part, sorted by key: the keys, content keys and detail_matrix rows.
+        self._parts: list[tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64],
+                                npt.NDArray[np.uint64]]] = []
         self.add(keys)
 
     def __len__(self) -> int:
-        return sum(len(part) for part, _ in self._parts)
+        return sum(len(part) for part, _, _ in self._parts)
 
     def add(self, keys: pl.DataFrame) -> None:
         """Add hands (a ``hand_keys`` frame)."""
@@ -309,27 +420,32 @@ class HandIndex:
             return
         self._parts.append(self._sorted(keys))
         if len(self._parts) > self.MAX_PARTS:
+            details = np.concatenate([d for _, _, d in self._parts])
             self._parts = [self._sorted(pl.DataFrame({
-                "key": np.concatenate([k for k, _ in self._parts]),
-                "content": np.concatenate([c for _, c in self._parts])}))]
+                "key": np.concatenate([k for k, _, _ in self._parts]),
+                "content": np.concatenate([c for _, c, _ in self._parts]),
+                **{name: details[:, column] for column, name in enumerate(DETAILS)}}))]
 
     @staticmethod
-    def _sorted(keys: pl.DataFrame
-                ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    def _sorted(keys: pl.DataFrame) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64],
+                                             npt.NDArray[np.uint64]]:
         ordered = keys.sort("key")  # polars sorts on every core
-        return ordered["key"].to_numpy(), ordered["content"].to_numpy()
+        return ordered["key"].to_numpy(), ordered["content"].to_numpy(), detail_matrix(ordered)
 
-    def lookup(self, keys: npt.NDArray[np.uint64]
-               ) -> tuple[npt.NDArray[np.bool_], npt.NDArray[np.uint64]]:
-        """For each key: whether a stored hand has it, and that hand's content key."""
+    def lookup(self, keys: npt.NDArray[np.uint64]) -> tuple[
+            npt.NDArray[np.bool_], npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+        """For each key: whether a stored hand has it, and that hand's content key and
+        detail fingerprints (a detail_matrix row)."""
         found = np.zeros(len(keys), dtype=bool)
         contents = np.zeros(len(keys), dtype=np.uint64)
-        for part_keys, part_contents in self._parts:
+        details = np.zeros((len(keys), len(DETAILS)), dtype=np.uint64)
+        for part_keys, part_contents, part_details in self._parts:
             where = np.minimum(np.searchsorted(part_keys, keys), len(part_keys) - 1)
             hit = (part_keys[where] == keys) & ~found
             contents[hit] = part_contents[where[hit]]
+            details[hit] = part_details[where[hit]]
             found |= hit
-        return found, contents
+        return found, contents, details
 
 
 # -- one file's import ---------------------------------------------------------------
@@ -463,17 +579,28 @@ class _Ingestion:
     # -- start ------------------------------------------------------------------------
 
     def _ensure_hand_keys(self) -> None:
-        """Rebuild ``hand_keys`` if it does not match ``hands`` (written by an older tool)."""
+        """Rebuild ``hand_keys`` if it does not match ``hands`` (written by an older tool:
+        missing rows, or without the detail fingerprints), from ``hands`` and ``seats``."""
         state = self.warehouse.state()
+        key_files = state.table_files("hand_keys")
         stored = sum(f.rows for f in state.table_files("hands"))
-        keyed = sum(f.rows for f in state.table_files("hand_keys"))
-        if stored == keyed:
+        if stored == sum(f.rows for f in key_files) and all(
+                set(HAND_KEYS_SCHEMA) <= set(pl.read_parquet_schema(self.warehouse.root / f.path))
+                for f in key_files):
             return
-        adds = [PendingFile("hand_keys", hand_keys(pl.read_parquet(
-            self.warehouse.root / f.path, columns=["site", "hand_id", "content_hash"])))
-            for f in state.table_files("hands")]
-        self.warehouse.commit(adds, [f.path for f in state.table_files("hand_keys")],
-                              action="rebuild hand_keys")
+        seats = self.warehouse.scan("seats", schema=SEATS_SCHEMA).select(
+            "site", "hand_id", "seat", "reported_points", "reported_royalties")
+        staged = []
+        for hands_file in state.table_files("hands"):  # one file at a time: bounded memory
+            hands = pl.read_parquet(self.warehouse.root / hands_file.path, columns=[
+                "site", "hand_id", "content_hash", "players", "point_value", "currency",
+                "button_seat"])
+            own_seats = seats.join(hands.lazy().select("site", "hand_id"),
+                                   on=["site", "hand_id"], how="semi").collect()
+            staged.append(self.warehouse.stage(
+                PendingFile("hand_keys", hand_keys(hands, own_seats))))
+        self.warehouse.commit([], [f.path for f in key_files], action="rebuild hand_keys",
+                              staged=[f for f in staged if f is not None])
 
     def _load_manifest(self) -> dict[str, _LastImport]:
         rows = (self.warehouse.scan("imports", schema=IMPORTS_SCHEMA)
@@ -673,16 +800,21 @@ class _Ingestion:
         self.hands_read += hands.height
         if hands.is_empty():
             return
-        keys = hand_keys(hands)
+        keys = hand_keys(hands, batch.seats)
         key_values = keys["key"].to_numpy()
         content_values = keys["content"].to_numpy()
-        found, stored_content = self.index.lookup(key_values)
+        details = detail_matrix(keys)
+        found, stored_content, stored_details = self.index.lookup(key_values)
         suspect = found & (stored_content != content_values)
+        # The same content, but a detail it leaves out (points, stakes...) differs.
+        changed = np.where(found & ~suspect, differing_details(details, stored_details), 0)
         stored = None
-        if suspect.any():
+        if suspect.any() or changed.any():
+            stored = self._stored_copies(
+                hands.filter(suspect | (changed > 0)).select("site", "hand_id"))
+        if stored is not None and suspect.any():
             # A key with other content: a conflict if the stored hand really has this
             # (site, hand_id), else two keys colliding (then this hand is new).
-            stored = self._stored_copies(hands.filter(suspect).select("site", "hand_id"))
             really = (hands.select("site", "hand_id")
                       .join(stored.select("site", "hand_id", pl.lit(True).alias("_stored")),
                             on=["site", "hand_id"], how="left", maintain_order="left")
@@ -693,29 +825,34 @@ class _Ingestion:
         first_copy = first.to_numpy()
         new = ~found & first_copy
         later_copy = ~found & ~first_copy
-        conflict_mask = suspect.copy()
-        duplicate_mask = found & ~suspect
+        conflict_mask = suspect | (changed > 0)
+        duplicate_mask = found & ~conflict_mask
         conflict_parts = []
-        if stored is not None and suspect.any():
-            conflict_parts.append(self._conflicts(hands.filter(suspect), stored, "stored",
+        if stored is not None and conflict_mask.any():
+            conflict_parts.append(self._conflicts(hands.filter(conflict_mask),
+                                                  changed[conflict_mask], stored, "stored",
                                                   batch))
         if later_copy.any():
             firsts = hands.filter(new).select(
                 "site", "hand_id", pl.col("content_hash").alias("_first_hash"),
                 pl.col("source_file").alias("_first_file"),
-                pl.col("source_line").alias("_first_line"))
-            same = (hands.select("site", "hand_id", "content_hash")
-                    .join(firsts, on=["site", "hand_id"], how="left", maintain_order="left")
-                    .select(pl.col("content_hash") == pl.col("_first_hash")).to_series()
-                    .fill_null(False).to_numpy())
-            duplicate_mask |= later_copy & same
-            differing = later_copy & ~same
+                pl.col("source_line").alias("_first_line"),
+                pl.Series("_first_row", np.flatnonzero(new)))
+            joined = (hands.select("site", "hand_id", "content_hash")
+                      .join(firsts, on=["site", "hand_id"], how="left", maintain_order="left"))
+            same = (joined["content_hash"] == joined["_first_hash"]).fill_null(False).to_numpy()
+            first_rows = joined["_first_row"].fill_null(0).to_numpy()
+            copy_changed = np.where(later_copy & same,
+                                    differing_details(details, details[first_rows]), 0)
+            duplicate_mask |= later_copy & same & (copy_changed == 0)
+            differing = later_copy & ~(same & (copy_changed == 0))
             conflict_mask |= differing
             if differing.any():
                 earlier = firsts.rename({"_first_hash": "content_hash",
                                          "_first_file": "source_file",
                                          "_first_line": "source_line"})
-                conflict_parts.append(self._conflicts(hands.filter(differing), earlier,
+                conflict_parts.append(self._conflicts(hands.filter(differing),
+                                                      copy_changed[differing], earlier,
                                                       "read", batch))
         duplicates = int(duplicate_mask.sum())
         conflicts = int(conflict_mask.sum())
@@ -753,7 +890,7 @@ class _Ingestion:
         elif accepted.height == int(new.sum()):
             accepted_keys = keys.filter(pl.Series(new))
         else:  # copies that could not be told apart were dropped
-            accepted_keys = hand_keys(accepted)
+            accepted_keys = hand_keys(accepted, seats)
         self.index.add(accepted_keys)
         self.pending.hands.append(accepted)
         self.pending.seats.append(seats)
@@ -790,12 +927,20 @@ class _Ingestion:
                      .join(ids.lazy(), on=["site", "hand_id"], how="semi").collect())
         return pl.concat(parts).unique(["site", "hand_id"], keep="first", maintain_order=True)
 
-    def _conflicts(self, incoming: pl.DataFrame, kept: pl.DataFrame, verb: str,
-                   batch: CanonicalBatch) -> pl.DataFrame:
-        """A ``conflict`` reject for each incoming hand, naming the copy that was kept."""
+    def _conflicts(self, incoming: pl.DataFrame, details: npt.NDArray[np.int64],
+                   kept: pl.DataFrame, verb: str, batch: CanonicalBatch) -> pl.DataFrame:
+        """A ``conflict`` reject for each incoming hand, naming the copy that was kept.
+
+        ``details``: per incoming hand, the differing_details mask of a copy with the
+        same content; 0 for a copy with different content.
+        """
         kept = kept.select("site", "hand_id", pl.col("content_hash").alias("_kept_hash"),
                            pl.col("source_file").alias("_kept_file"),
                            pl.col("source_line").alias("_kept_line"))
+        incoming = incoming.with_columns(
+            pl.Series("_details", details).replace_strict(_DETAIL_TEXT, default=None,
+                                                          return_dtype=pl.String))
+        kept_copy = {"stored": "the stored copy", "read": "the earlier copy"}[verb]
         # Seats as text for the raw column, where the batch holds one copy of the hand.
         single = incoming.select("site", "hand_id").filter(
             ~pl.struct("site", "hand_id").is_in(
@@ -817,11 +962,17 @@ class _Ingestion:
             .select(
                 pl.col("source_file").alias("file"), pl.col("source_line").alias("line"),
                 "site", "hand_id", pl.lit("conflict").alias("kind"),
-                pl.format(f"hand {{}} of {{}} was already {verb} from {{}} line {{}} with "
-                          "different content (content hash {} there, {} here): the copy "
-                          "already there was kept", "hand_id", "site", "_kept_file",
-                          "_kept_line", pl.col("_kept_hash").str.slice(0, 12),
-                          pl.col("content_hash").str.slice(0, 12)).alias("reason"),
+                pl.when(pl.col("_details").is_null()).then(pl.format(
+                    f"hand {{}} of {{}} was already {verb} from {{}} line {{}} with "
+                    "different content (content hash {} there, {} here): the copy "
+                    "already there was kept", "hand_id", "site", "_kept_file",
+                    "_kept_line", pl.col("_kept_hash").str.slice(0, 12),
+                    pl.col("content_hash").str.slice(0, 12)))
+                .otherwise(pl.format(
+                    f"hand {{}} of {{}} was already {verb} from {{}} line {{}} with the same "
+                    f"players and boards, but this copy differs from {kept_copy} in its {{}}: "
+                    "the copy already there was kept", "hand_id", "site", "_kept_file",
+                    "_kept_line", "_details")).alias("reason"),
                 pl.concat_str([
                     pl.format("{} {} {} at {}", "variant", pl.col("table"), "hand_id",
                               pl.col("started_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")),

@@ -8,6 +8,7 @@ import json
 import lzma
 import zipfile
 from pathlib import Path
+from typing import cast
 
 import polars as pl
 import pytest
@@ -38,7 +39,7 @@ from ofc_stats.ingest import (
     ingest,
 )
 from ofc_stats.sources import SourceError
-from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse import PendingFile, Warehouse
 
 IVEY = ("6s 6c 4h", "Td Ts 9c Qs 8c", "3h 3d 3s 2h 2d")
 HELLMUTH = ("Ah Kd Qd", "9h 9d 5h 5d 4c", "Ks Js 9s 8s 7s")
@@ -260,6 +261,140 @@ def test_a_conflict_inside_one_file_keeps_the_first_copy_and_its_seats(tmp_path:
     [conflict] = table(tmp_path / "wh", "rejects").rows(named=True)
     assert conflict["line"] == 3
     assert f"{path.resolve()} line 1" in conflict["reason"]
+    assert_consistent(tmp_path / "wh")
+
+
+def scored(hand_id: str, points: tuple[int, int] = (5, -5),
+           royalties: tuple[int, int] = (0, 2), **fields: object) -> dict[str, object]:
+    """A hand with reported points and royalties, stakes and a button (``fields`` win)."""
+    record = hand(hand_id, **{"point_value": "5", "currency": "EUR", "button_seat": 1,
+                              **fields})
+    players = cast(list[dict[str, object]], record["players"])
+    record["players"] = [{**player, "reported_points": point, "reported_royalties": royalty}
+                         for player, point, royalty in zip(players, points, royalties,
+                                                           strict=True)]
+    return record
+
+
+DETAIL_CHANGES = [
+    pytest.param({"points": (6, -6)}, "reported points", id="points"),
+    pytest.param({"royalties": (0, 4)}, "reported royalties", id="royalties"),
+    pytest.param({"point_value": "50"}, "stakes", id="point value"),
+    pytest.param({"currency": "USD"}, "stakes", id="currency"),
+    pytest.param({"button_seat": 2}, "button seat", id="button"),
+    pytest.param({"points": (6, -6), "point_value": "50", "button_seat": 2},
+                 "reported points, stakes and button seat", id="several"),
+]
+
+
+@pytest.mark.parametrize(("changes", "named"), DETAIL_CHANGES)
+def test_a_hand_with_changed_details_is_a_conflict_and_never_overwrites(
+        tmp_path: Path, changes: dict[str, object], named: str) -> None:
+    first = tmp_path / "first.jsonl"
+    first.write_bytes(lines(scored("h1"), scored("h2")))
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(lines(scored("h1", **changes)))
+    ingest([first], tmp_path / "wh")
+    before = {name: table(tmp_path / "wh", name) for name in ("hands", "seats", "hand_keys")}
+    summary = ingest([second], tmp_path / "wh")
+    assert (summary.hands_stored, summary.conflicts, summary.duplicates) == (0, 1, 0)
+    [conflict] = table(tmp_path / "wh", "rejects").rows(named=True)
+    assert (conflict["kind"], conflict["file"], conflict["line"], conflict["hand_id"]) == (
+        "conflict", str(second.resolve()), 1, "h1")
+    assert conflict["reason"] == (
+        f"hand h1 of home was already stored from {first.resolve()} line 1 with the same "
+        f"players and boards, but this copy differs from the stored copy in its {named}: "
+        "the copy already there was kept")
+    for name, frame in before.items():
+        assert table(tmp_path / "wh", name).equals(frame)
+    assert table(tmp_path / "wh", "imports").sort("commit_id")["conflicts"].to_list() == [0, 1]
+    assert_consistent(tmp_path / "wh")
+
+
+@pytest.mark.parametrize("batch_hands", [100, 1])  # copies in one batch, and in two
+@pytest.mark.parametrize(("changes", "named"), DETAIL_CHANGES)
+def test_a_hand_with_changed_details_inside_one_file_keeps_the_first_copy(
+        tmp_path: Path, changes: dict[str, object], named: str, batch_hands: int) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(lines(scored("h1"), scored("h2"), scored("h1", **changes)))
+    summary = ingest([path], tmp_path / "wh", batch_hands=batch_hands)
+    assert (summary.hands_stored, summary.conflicts, summary.duplicates) == (2, 1, 0)
+    [conflict] = table(tmp_path / "wh", "rejects").rows(named=True)
+    verb, kept = ("read", "earlier") if batch_hands > 1 else ("stored", "stored")
+    assert (conflict["kind"], conflict["line"]) == ("conflict", 3)
+    assert conflict["reason"] == (
+        f"hand h1 of home was already {verb} from {path.resolve()} line 1 with the same "
+        f"players and boards, but this copy differs from the {kept} copy in its {named}: "
+        "the copy already there was kept")
+    hands = table(tmp_path / "wh", "hands").filter(pl.col("hand_id") == "h1")
+    assert hands.select(pl.col("point_value").cast(pl.String), "currency", "button_seat"
+                        ).rows() == [("5.000000", "EUR", 1)]
+    seats = table(tmp_path / "wh", "seats").filter(pl.col("hand_id") == "h1").sort("seat")
+    assert seats.select("reported_points", "reported_royalties").rows() == [(5, 0), (-5, 2)]
+    assert_consistent(tmp_path / "wh")
+
+
+def csv_copy(*hand_ids: str) -> bytes:
+    """Hands as ``scored`` writes them, in a CSV without stakes, button or royalties."""
+    rows = ["site,hand_id,started_at,table,variant,seat,player,top,middle,bottom,points"]
+    for hand_id in hand_ids:
+        for seat, (name, board, points) in enumerate(
+                [("Ivey", IVEY, 5), ("Hellmuth", HELLMUTH, -5)], start=1):
+            rows.append(f"home,{hand_id},2026-03-01T20:15:00+01:00,kitchen,pineapple,{seat},"
+                        f"{name},{','.join(board)},{points}")
+    return ("\n".join(rows) + "\n").encode()
+
+
+@pytest.mark.parametrize("csv_first", [True, False])
+def test_a_hand_in_a_format_without_some_details_is_a_duplicate(
+        tmp_path: Path, csv_first: bool) -> None:
+    sheet = tmp_path / "in" / "sheet.csv"
+    sheet.parent.mkdir()
+    sheet.write_bytes(csv_copy("h1", "h2"))
+    export = tmp_path / "in" / "export.jsonl"
+    export.write_bytes(lines(scored("h1"), scored("h2", point_value="50", button_seat=2)))
+    first, second = (sheet, export) if csv_first else (export, sheet)
+    assert ingest([first], tmp_path / "wh").hands_stored == 2
+    summary = ingest([second], tmp_path / "wh")
+    assert (summary.hands_stored, summary.duplicates, summary.conflicts) == (0, 2, 0)
+    assert table(tmp_path / "wh", "rejects").is_empty()
+    # Points both record are still compared.
+    changed = tmp_path / "in" / "changed.jsonl"
+    changed.write_bytes(lines(scored("h1", points=(4, -4))))
+    summary = ingest([changed], tmp_path / "wh")
+    assert (summary.duplicates, summary.conflicts) == (0, 1)
+    assert_consistent(tmp_path / "wh")
+
+
+def test_an_identical_hand_under_another_file_name_is_a_duplicate(tmp_path: Path) -> None:
+    record = lines(scored("h1"), scored("h2", point_value="0.25", button_seat=None))
+    (tmp_path / "a.jsonl").write_bytes(record)
+    (tmp_path / "b.jsonl").write_bytes(record)
+    ingest([tmp_path / "a.jsonl"], tmp_path / "wh")
+    summary = ingest([tmp_path / "b.jsonl"], tmp_path / "wh")
+    assert (summary.hands_stored, summary.duplicates, summary.conflicts) == (0, 2, 0)
+    assert_consistent(tmp_path / "wh")
+
+
+def test_old_hand_keys_without_details_are_rebuilt(tmp_path: Path) -> None:
+    first = tmp_path / "first.jsonl"
+    first.write_bytes(lines(scored("h1"), scored("h2"), hand("h3")))
+    ingest([first], tmp_path / "wh")
+    expected = table(tmp_path / "wh", "hand_keys").sort("key")
+    warehouse = Warehouse.open(tmp_path / "wh")
+    with warehouse.writing():  # as an older ofc-stats wrote it: keys and content only
+        old = expected.select("key", "content")
+        warehouse.commit([PendingFile("hand_keys", old)], warehouse.files("hand_keys"),
+                         action="test")
+    second = tmp_path / "second.jsonl"
+    second.write_bytes(lines(scored("h1", points=(6, -6)), scored("h2"), hand("h4")))
+    summary = ingest([second], tmp_path / "wh")
+    assert (summary.hands_stored, summary.duplicates, summary.conflicts) == (1, 1, 1)
+    assert "in its reported points:" in table(tmp_path / "wh", "rejects")["reason"][0]
+    for path in warehouse.files("hand_keys"):
+        assert pl.read_parquet_schema(path) == dict(HAND_KEYS_SCHEMA)
+    rebuilt = table(tmp_path / "wh", "hand_keys")
+    assert rebuilt.join(expected, on="key", how="semi").sort("key").equals(expected)
     assert_consistent(tmp_path / "wh")
 
 

@@ -12,12 +12,23 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ofc_stats.ingest import HandIndex, hand_keys, hash_strings
+from ofc_stats.canonical import MONEY
+from ofc_stats.ingest import (
+    DETAILS,
+    HAND_KEYS_SCHEMA,
+    HandIndex,
+    IngestError,
+    detail_matrix,
+    differing_details,
+    hand_keys,
+    hash_strings,
+)
 from ofc_stats.sources import (
     ByteCounter,
     Compression,
@@ -249,27 +260,103 @@ def test_string_hashes_tell_a_million_ids_apart() -> None:
     assert len(np.unique(hash_strings(ids))) == 1_000_000
 
 
-def test_hand_keys_pair_the_identity_with_the_content() -> None:
-    hands = pl.DataFrame({"site": ["home", "home"], "hand_id": ["h1", "h1"],
-                          "content_hash": ["ffffffffffffffff" + "0" * 16, "0" * 31 + "1"]})
-    keys = hand_keys(hands)
-    assert keys.schema == pl.Schema({"key": pl.UInt64(), "content": pl.UInt64()})
+def hands_with_seats(points: list[int | None], *, point_values: tuple[str | None, ...] = (
+        "5", None), currencies: tuple[str | None, ...] = ("EUR", None),
+        buttons: tuple[int | None, ...] = (2, None), royalties: list[int | None] | None = None
+        ) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Two copies of hand h1 (two seats each), their seats listed hand by hand."""
+    hands = pl.DataFrame({
+        "site": ["home", "home"], "hand_id": ["h1", "h1"],
+        "content_hash": ["ffffffffffffffff" + "0" * 16, "0" * 31 + "1"], "players": [2, 2],
+        "point_value": list(point_values), "currency": list(currencies),
+        "button_seat": list(buttons)},
+        schema_overrides={"players": pl.Int8, "point_value": pl.String,
+                          "currency": pl.String, "button_seat": pl.Int8},
+    ).with_columns(pl.col("point_value").cast(MONEY))
+    seats = pl.DataFrame({
+        "site": ["home"] * 4, "hand_id": ["h1"] * 4, "seat": [1, 2, 1, 2],
+        "reported_points": points, "reported_royalties": royalties or [None] * 4},
+        schema_overrides={"seat": pl.Int8, "reported_points": pl.Int32,
+                          "reported_royalties": pl.Int32})
+    return hands, seats
+
+
+def test_hand_keys_pair_the_identity_with_the_content_and_details() -> None:
+    keys = hand_keys(*hands_with_seats([5, -5, None, None]))
+    assert keys.schema == HAND_KEYS_SCHEMA
     assert keys["key"][0] == keys["key"][1] == hash_strings(pl.Series(["home\x1fh1"]))[0]
     assert keys["content"].to_list() == [2**64 - 1, 0]
+    # The first copy records points, stakes and button; the second none of them.
+    assert keys.select(list(DETAILS)).null_count().row(0) == (1, 2, 1, 1)
+    assert (detail_matrix(keys)[1] == 0).all()
+    assert (detail_matrix(keys)[0] != 0).tolist() == [True, False, True, True]
+
+
+def test_detail_fingerprints_are_fixed_values() -> None:
+    # Stored in every warehouse's hand_keys: these values must never change.
+    keys = hand_keys(*hands_with_seats([5, -5, None, None], royalties=[0, 12, None, None]))
+    assert [hex(v) for v in keys.select(list(DETAILS)).row(0)] == [
+        "0xd9f6a8e1b5d3e589", "0xfb98b28ca6af5174", "0x5e1509360a692c03", "0x4a62f0768bc7805b"]
+
+
+def details_of(points: list[int | None], **changes: tuple[object, ...]
+               ) -> npt.NDArray[np.uint64]:
+    return detail_matrix(hand_keys(*hands_with_seats(points, **changes)))[0]  # type: ignore[arg-type]
+
+
+def test_detail_fingerprints_tell_what_changed() -> None:
+    base = details_of([5, -5, 0, 0])
+    assert (details_of([5, -5, 1, 1]) == base).all()  # the second copy does not count
+    assert differing_details(details_of([6, -6, 0, 0])[None], base[None]).tolist() == [1]
+    assert differing_details(details_of([-5, 5, 0, 0])[None], base[None]).tolist() == [1]
+    assert differing_details(details_of([5, None, 0, 0])[None], base[None]).tolist() == [1]
+    assert differing_details(details_of([5, -5, 0, 0], point_values=("50", None))[None],
+                             base[None]).tolist() == [4]
+    assert differing_details(details_of([5, -5, 0, 0], currencies=("USD", None))[None],
+                             base[None]).tolist() == [4]
+    assert (details_of([5, -5, 0, 0], point_values=("5.000000", None)) == base).all()
+    assert differing_details(details_of([6, -6, 0, 0], buttons=(1, None))[None],
+                             base[None]).tolist() == [1 + 8]
+    # Not recorded on one side: not compared.
+    unknown = details_of([None, None, 0, 0], point_values=(None, None),
+                         currencies=(None, None), buttons=(None, None))
+    assert (unknown == 0).all()
+    assert differing_details(unknown[None], base[None]).tolist() == [0]
+
+
+def test_seats_are_matched_by_position_or_by_hand() -> None:
+    hands, seats = hands_with_seats([5, -5, 6, -6])
+    by_position = hand_keys(hands, seats)
+    assert by_position["points"][0] != by_position["points"][1]
+    # Distinct hands: the seats' order does not matter.
+    distinct = hands.with_columns(pl.Series("hand_id", ["h1", "h2"]))
+    seats = seats.with_columns(pl.Series("hand_id", ["h1", "h1", "h2", "h2"]))
+    in_order = hand_keys(distinct, seats)
+    assert hand_keys(distinct, seats.reverse())["points"].equals(in_order["points"])
+    assert in_order["points"].equals(by_position["points"])
+    # Copies of one hand whose seats are not listed hand by hand cannot be told apart.
+    with pytest.raises(IngestError, match="internal"):
+        hand_keys(hands, hands_with_seats([5, -5, 6, -6])[1].slice(1))
 
 
 def test_the_index_finds_keys_across_its_parts() -> None:
     def frame(keys: list[int], contents: list[int]) -> pl.DataFrame:
-        return pl.DataFrame({"key": keys, "content": contents},
-                            schema={"key": pl.UInt64, "content": pl.UInt64})
+        return pl.DataFrame({"key": keys, "content": contents,
+                             **{name: [c * 10 + column or None for c in contents]
+                                for column, name in enumerate(DETAILS)}},
+                            schema=HAND_KEYS_SCHEMA)
 
     index = HandIndex(frame([30, 10, 20], [3, 1, 2]))
     for n in range(HandIndex.MAX_PARTS + 2):  # forces a merge of the parts
         index.add(frame([100 + n], [n]))
     index.add(frame([], []))
-    found, contents = index.lookup(np.array([10, 15, 30, 105, 2**64 - 1, 0], dtype=np.uint64))
-    assert found.tolist() == [True, False, True, True, False, False]
-    assert contents[found].tolist() == [1, 3, 5]
+    found, contents, details = index.lookup(
+        np.array([10, 15, 30, 105, 100, 2**64 - 1, 0], dtype=np.uint64))
+    assert found.tolist() == [True, False, True, True, True, False, False]
+    assert contents[found].tolist() == [1, 3, 5, 0]
+    assert details[found].tolist() == [[10, 11, 12, 13], [30, 31, 32, 33], [50, 51, 52, 53],
+                                       [0, 1, 2, 3]]  # null is 0
+    assert (details[~found] == 0).all()
     assert len(index) == 3 + HandIndex.MAX_PARTS + 2
     empty = HandIndex(frame([], []))
     assert empty.lookup(np.array([1], dtype=np.uint64))[0].tolist() == [False]
