@@ -520,12 +520,12 @@ def output_format(output: QueryFormat | None, out: Path | None) -> QueryFormat:
     if output is None:
         if out is None:
             return QueryFormat.TABLE
-        try:
-            return QueryFormat(out.suffix.lower().lstrip("."))
-        except ValueError:
-            raise typer.BadParameter(
-                f"cannot tell a format from {out.name!r}; give --format csv, json or parquet",
-                param_hint="--out") from None
+        named = out.suffix.lower().lstrip(".")
+        if named in (QueryFormat.CSV, QueryFormat.JSON, QueryFormat.PARQUET):
+            return QueryFormat(named)
+        raise typer.BadParameter(
+            f"cannot tell a format from {out.name!r}; give --format csv, json or parquet",
+            param_hint="--out")
     if output is QueryFormat.PARQUET and out is None:
         raise typer.BadParameter("--format parquet needs --out FILE", param_hint="--format")
     if output is QueryFormat.TABLE and out is not None:

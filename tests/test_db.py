@@ -170,6 +170,7 @@ def test_query_writes_parquet_and_csv_files(scored: Path, tmp_path: Path) -> Non
     (["leaderboard", "-p", "limit"], "expected key=value"),
     (["leaderboard", "--format", "parquet"], "needs --out FILE"),
     (["leaderboard", "--out", "result.txt"], "cannot tell a format from 'result.txt'"),
+    (["leaderboard", "--out", "result.table"], "cannot tell a format from 'result.table'"),
     (["leaderboard", "--format", "table", "--out", "result.csv"], "--out goes with"),
 ])
 def test_usage_mistakes_are_usage_errors_not_bugs(scored: Path, options: list[str],
