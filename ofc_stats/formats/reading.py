@@ -281,12 +281,11 @@ def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = 
                               for name in columns).to_numpy()
         tokens = lists.select(pl.concat_list([pl.col(name).fill_null([]) for name in columns])
                               .explode(empty_as_null=False)).to_series()
-        per_row = counts.sum(axis=1)
-        row = np.repeat(np.arange(len(per_row), dtype=np.int64), per_row)
-        within = np.arange(len(row)) - np.repeat(np.cumsum(per_row) - per_row, per_row)
-        bounds = np.cumsum(counts, axis=1)
-        column = (within[:, None] >= bounds[row, :-1]).sum(axis=1).astype(np.int64) \
-            if len(row) else np.zeros(0, dtype=np.int64)
+        # Tokens run row by row, each row's columns in turn: repeat each (row, column)
+        # by its count.
+        rows, width = counts.shape
+        row = np.repeat(np.arange(rows, dtype=np.int64), counts.sum(axis=1))
+        column = np.repeat(np.tile(np.arange(width, dtype=np.int64), rows), counts.ravel())
         return tokens, row, column
     joined = pl.concat_str([pl.col(name).fill_null("") for name in columns],
                            separator=f" {_COLUMN_BREAK} ")
