@@ -126,6 +126,8 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     try:
         temporary.write_bytes(page)
         os.replace(temporary, target)
+    except OSError as error:  # name the file asked for, not the temporary one
+        raise OSError(error.errno, error.strerror, str(target)) from error
     finally:
         temporary.unlink(missing_ok=True)
     return ReportSummary(

@@ -436,6 +436,12 @@ def test_cli_writes_the_report_and_reports_errors_on_one_line(
                                      "--out", str(tmp_path / "x.html")])
         assert failed.exit_code == 2
         assert failed.stderr == f"ofc-stats: error: {message}\n"
+    folder = tmp_path / "taken.html"
+    folder.mkdir()  # the file asked for cannot be written: the error names it
+    blocked = runner.invoke(app, ["report", "-w", str(warehouse.root), "--out", str(folder)])
+    assert blocked.exit_code == 1
+    assert blocked.stderr == f"ofc-stats: error: Is a directory: {folder}\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 
 def test_report_runs_as_a_real_process(warehouse: Warehouse, tmp_path: Path) -> None:
