@@ -46,7 +46,6 @@ from ofc_stats.formats.reading import (
     RawHands,
     Units,
     empty_problems,
-    encoding_reasons,
     first_error,
     parse_bool,
     parse_int,
@@ -56,9 +55,15 @@ from ofc_stats.formats.reading import (
     street_actions,
     with_card_lists,
     with_errors,
+    without_undecodable,
 )
 from ofc_stats.formats.streaming import CHUNK_BYTES, ByteSource, TextChunk, decode_head
-from ofc_stats.formats.writing import card_list, local_time_text, street_entries
+from ofc_stats.formats.writing import (
+    card_list,
+    local_time_text,
+    street_entries,
+    write_json_lines,
+)
 from ofc_stats.rules import Row, Variant
 
 _TEXT = "VARCHAR"
@@ -166,14 +171,8 @@ class FpdbParser:
             problems.append(problem_rows(self.file, self.where(chunk, start), "truncated",
                                          TRUNCATED, chunk.texts(start, np.array([len(data)]))))
             end_offset = int(chunk.offsets(start)[0])
-        undecodable = encoding_reasons(chunk, starts, ends)
-        if undecodable:
-            frame = frame.with_row_index("_unit")
-            bad = frame.filter(pl.col("_unit").is_in(list(undecodable)))
-            problems.append(problem_rows(
-                self.file, bad["line"], "encoding",
-                bad["_unit"].replace_strict(undecodable, return_dtype=pl.String), bad["text"]))
-            frame = frame.filter(~pl.col("_unit").is_in(list(undecodable))).drop("_unit")
+        frame, undecodable = without_undecodable(chunk, frame, starts, ends, self.file)
+        problems.append(undecodable)
         before = position < consumed
         if before.any():
             self.depth = int(depth[before][-1])
@@ -391,14 +390,7 @@ class FpdbWriter:
 
     def write(self, batches: Iterable[CanonicalBatch], stream: BinaryIO) -> int:
         """Write every hand of ``batches`` to ``stream``; return how many were written."""
-        written = 0
-        for batch in batches:
-            if batch.hands.is_empty():
-                continue
-            lines = _records(batch)
-            stream.write((lines.str.join("\n").item() + "\n").encode())
-            written += lines.len()
-        return written
+        return write_json_lines(batches, stream, _records)
 
 
 READER = FpdbReader()

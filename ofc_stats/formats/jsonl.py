@@ -27,7 +27,6 @@ from ofc_stats.formats.reading import (
     RawHands,
     Units,
     empty_problems,
-    encoding_reasons,
     first_error,
     parse_bool,
     parse_int,
@@ -37,9 +36,16 @@ from ofc_stats.formats.reading import (
     street_actions,
     with_card_lists,
     with_errors,
+    without_undecodable,
 )
 from ofc_stats.formats.streaming import CHUNK_BYTES, ByteSource, TextChunk, decode_head
-from ofc_stats.formats.writing import card_list, decimal_text, local_time_text, street_entries
+from ofc_stats.formats.writing import (
+    card_list,
+    decimal_text,
+    local_time_text,
+    street_entries,
+    write_json_lines,
+)
 from ofc_stats.rules import Row
 
 FORMAT_TAG = "ofc-hh"
@@ -98,14 +104,9 @@ def split_lines(chunk: TextChunk, limit: int, file: str) -> Units:
         problems.append(problem_rows(file, last["line"], "truncated", TRUNCATED, last["text"],
                                      *key))
         lines = lines.head(-1)
-    undecodable = encoding_reasons(chunk, lines["pos"].to_numpy(), lines["end"].to_numpy())
-    if undecodable:
-        bad = lines.with_row_index("_unit").filter(pl.col("_unit").is_in(list(undecodable)))
-        problems.append(problem_rows(
-            file, bad["line"], "encoding",
-            bad["_unit"].replace_strict(undecodable, return_dtype=pl.String), bad["text"]))
-        lines = lines.with_row_index("_unit").filter(
-            ~pl.col("_unit").is_in(list(undecodable))).drop("_unit")
+    lines, undecodable = without_undecodable(chunk, lines, lines["pos"].to_numpy(),
+                                             lines["end"].to_numpy(), file)
+    problems.append(undecodable)
     return Units(lines.select("line", "text"), pl.concat(problems), consumed, end_offset)
 
 
@@ -340,14 +341,7 @@ class JsonLinesWriter:
 
     def write(self, batches: Iterable[CanonicalBatch], stream: BinaryIO) -> int:
         """Write every hand of ``batches`` to ``stream``; return how many were written."""
-        written = 0
-        for batch in batches:
-            if batch.hands.is_empty():
-                continue
-            lines = _json_lines(batch)
-            stream.write((lines.str.join("\n").item() + "\n").encode())
-            written += lines.len()
-        return written
+        return write_json_lines(batches, stream, _json_lines)
 
 
 READER = JsonLinesReader()

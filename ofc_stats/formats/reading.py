@@ -181,6 +181,23 @@ def encoding_reasons(chunk: TextChunk, starts: Positions, ends: Positions
             for unit, offset in zip(first[0], offsets, strict=True) if unit >= 0}
 
 
+def without_undecodable(chunk: TextChunk, units: pl.DataFrame, starts: Positions,
+                        ends: Positions, file: str) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """``units`` (one row per unit, with ``line`` and ``text``; unit i spans
+    ``data[starts[i]:ends[i]]``) without those holding undecodable bytes, and an
+    ``encoding`` problem for each of those."""
+    undecodable = encoding_reasons(chunk, starts, ends)
+    if not undecodable:
+        return units, empty_problems()
+    numbered = units.with_row_index("_unit")
+    is_bad = pl.col("_unit").is_in(list(undecodable))
+    bad = numbered.filter(is_bad)
+    problems = problem_rows(
+        file, bad["line"], "encoding",
+        bad["_unit"].replace_strict(undecodable, return_dtype=pl.String), bad["text"])
+    return numbered.filter(~is_bad).drop("_unit"), problems
+
+
 def card_lists(column: str) -> pl.Expr:
     """Card strings out of a list's JSON text or a space- or comma-separated string."""
     return pl.col(column).str.extract_all(CARD_TOKEN)

@@ -40,13 +40,13 @@ from ofc_stats.formats.reading import (
     RawHands,
     Units,
     empty_problems,
-    encoding_reasons,
     first_error,
     parse_int,
     problem_rows,
     read_batches,
     street_actions,
     with_errors,
+    without_undecodable,
 )
 from ofc_stats.formats.streaming import CHUNK_BYTES, ByteSource, TextChunk, decode_head
 from ofc_stats.formats.writing import (
@@ -148,15 +148,9 @@ class TextParser:
                                          header.struct.field("hand_id")))
             end_offset = int(chunk.offsets(last["pos"].to_numpy())[0])
             frame = frame.head(-1)
-        undecodable = encoding_reasons(chunk, frame["pos"].to_numpy(),
-                                       frame["end"].to_numpy())
-        if undecodable:
-            frame = frame.with_row_index("_unit")
-            bad = frame.filter(pl.col("_unit").is_in(list(undecodable)))
-            problems.append(problem_rows(
-                self.file, bad["line"], "encoding",
-                bad["_unit"].replace_strict(undecodable, return_dtype=pl.String), bad["text"]))
-            frame = frame.filter(~pl.col("_unit").is_in(list(undecodable))).drop("_unit")
+        frame, undecodable = without_undecodable(chunk, frame, frame["pos"].to_numpy(),
+                                                 frame["end"].to_numpy(), self.file)
+        problems.append(undecodable)
         return Units(frame.select("line", "text"), pl.concat(problems), consumed, end_offset)
 
     def parse(self, units: pl.DataFrame) -> RawHands:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, BinaryIO
+
 import polars as pl
 
 from ofc_stats.cards import card_names_expr
 from ofc_stats.formats import FormatWriteError
+
+if TYPE_CHECKING:
+    from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.rules import Row
 
 
@@ -66,3 +72,17 @@ def check_writable(frame: pl.DataFrame, checks: dict[str, tuple[pl.Expr, str]],
             raise FormatWriteError(
                 f"the {fmt} format cannot hold {column} {row[column]!r} of hand "
                 f"{row['hand_id']!r} ({why}); {found.height} value(s) like it")
+
+
+def write_json_lines(batches: Iterable[CanonicalBatch], stream: BinaryIO,
+                     lines_of: Callable[[CanonicalBatch], pl.Series]) -> int:
+    """Write one JSON object per hand (``lines_of`` a batch: its hands' lines) to
+    ``stream``; return how many hands were written."""
+    written = 0
+    for batch in batches:
+        if batch.hands.is_empty():
+            continue
+        lines = lines_of(batch)
+        stream.write((lines.str.join("\n").item() + "\n").encode())
+        written += lines.len()
+    return written
