@@ -154,6 +154,18 @@ class CanonicalBatch:
         return cls(HANDS_SCHEMA.to_frame(), SEATS_SCHEMA.to_frame(),
                    STREETS_SCHEMA.to_frame(), PROBLEMS_SCHEMA.to_frame())
 
+    def with_hands(self, hands: pl.DataFrame) -> CanonicalBatch:
+        """This batch cut to ``hands`` (some of its hands, in its order), with their
+        seats and streets; the problems stay."""
+        keys = hands.select("site", "hand_id")
+        return CanonicalBatch(
+            hands=hands,
+            seats=self.seats.join(keys, on=["site", "hand_id"], how="semi",
+                                  maintain_order="left"),
+            streets=self.streets.join(keys, on=["site", "hand_id"], how="semi",
+                                      maintain_order="left"),
+            problems=self.problems)
+
     @classmethod
     def concat(cls, batches: list[CanonicalBatch]) -> CanonicalBatch:
         """One batch holding all of ``batches``."""

@@ -868,12 +868,8 @@ class _Ingestion:
         if new.all():  # the usual first import: every hand is new, no joins needed
             accepted, seats, streets = hands, batch.seats, batch.streets
         else:
-            accepted = hands.filter(new)
-            ids = accepted.select("site", "hand_id")
-            seats = batch.seats.join(ids, on=["site", "hand_id"], how="semi",
-                                     maintain_order="left")
-            streets = batch.streets.join(ids, on=["site", "hand_id"], how="semi",
-                                         maintain_order="left")
+            kept = batch.with_hands(hands.filter(new))
+            accepted, seats, streets = kept.hands, kept.seats, kept.streets
         if later_copy.any():
             resolved = _first_copies(accepted, seats, streets,
                                      hands.filter(~found).select("site", "hand_id"))

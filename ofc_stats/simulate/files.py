@@ -63,14 +63,8 @@ def writer_for(fmt: Format | str) -> FormatWriter:
 
 def _slice_batch(batch: CanonicalBatch, first: int, end: int) -> CanonicalBatch:
     """Hands ``first:end`` of a batch (its frames are in hand order)."""
-    hands = batch.hands.slice(first, end - first)
-    keys = hands.select("site", "hand_id")
-    return CanonicalBatch(
-        hands=hands,
-        seats=batch.seats.join(keys, on=["site", "hand_id"], how="semi", maintain_order="left"),
-        streets=batch.streets.join(keys, on=["site", "hand_id"], how="semi",
-                                   maintain_order="left"),
-        problems=batch.problems.clear())
+    return replace(batch.with_hands(batch.hands.slice(first, end - first)),
+                   problems=batch.problems.clear())
 
 
 def _hand_start(data: bytes, hand_id: str) -> int:
@@ -421,15 +415,8 @@ class _Writer:
 
 
 def _drop_hands(part: CanonicalBatch, indices: set[int]) -> CanonicalBatch:
-    keep = pl.Series([i not in indices for i in range(part.hands.height)])
-    hands = part.hands.filter(keep)
-    keys = hands.select("site", "hand_id")
-    return CanonicalBatch(
-        hands=hands,
-        seats=part.seats.join(keys, on=["site", "hand_id"], how="semi", maintain_order="left"),
-        streets=part.streets.join(keys, on=["site", "hand_id"], how="semi",
-                                  maintain_order="left"),
-        problems=part.problems)
+    dropped = pl.int_range(part.hands.height, eager=True).is_in(sorted(indices))
+    return part.with_hands(part.hands.filter(~dropped))
 
 
 def write_faults(path: Path, faults: Iterable[Fault]) -> None:
