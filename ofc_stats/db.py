@@ -34,6 +34,8 @@ from ofc_stats.warehouse import Warehouse, WarehouseState
 DATABASE_FILE = "ofc.duckdb"
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 DEFAULT_SESSION_GAP_MINUTES = 30
+NOTHING_SCORED = ("no scored hands in the warehouse: run 'ofc-stats score' "
+                  "(after 'ofc-stats ingest') first")
 
 # Base views: view name -> (warehouse table, scored partitions included).
 BASE_VIEWS = {
@@ -350,23 +352,34 @@ def player_stats(warehouse: Warehouse, *, player: str | None = None,
 
 def _explain_empty_stats(warehouse: Warehouse, player: str | None,
                          variant: str | None) -> None:
-    from difflib import get_close_matches
-
     from ofc_stats.rules import Variant
 
-    known = query_warehouse(warehouse, "SELECT DISTINCT player, variant FROM player_hands")
-    if known.is_empty():
-        raise StatsScopeError("no scored hands in the warehouse: run 'ofc-stats score' "
-                              "(after 'ofc-stats ingest') first")
-    if variant is not None and variant not in set(known["variant"]):
-        variants = ", ".join(v.value for v in Variant)
-        played = ", ".join(sorted(set(known["variant"])))
-        raise StatsScopeError(f"no scored hands of variant {variant!r} (variants: {variants}; "
-                              f"in this warehouse: {played})")
-    players = sorted(set(known["player"]))
-    if player is not None and player not in players:
-        by_case = {name.casefold(): name for name in players}
-        close = ([by_case[player.casefold()]] if player.casefold() in by_case
-                 else get_close_matches(player, players, n=3, cutoff=0.6))
-        hint = f"; did you mean {' or '.join(repr(name) for name in close)}?" if close else ""
-        raise StatsScopeError(f"no player named {player!r} in the scored hands{hint}")
+    connection = connect(warehouse)
+    try:
+        known = run_sql(connection, "SELECT DISTINCT player, variant FROM player_hands")
+        if known.is_empty():
+            raise StatsScopeError(NOTHING_SCORED)
+        if variant is not None and variant not in set(known["variant"]):
+            variants = ", ".join(v.value for v in Variant)
+            played = ", ".join(sorted(set(known["variant"])))
+            raise StatsScopeError(f"no scored hands of variant {variant!r} (variants: "
+                                  f"{variants}; in this warehouse: {played})")
+        if player is not None and player not in set(known["player"]):
+            raise StatsScopeError(f"no player named {player!r} in the scored hands"
+                                  f"{closest_names_hint(connection, 'player', player)}")
+    finally:
+        connection.close()
+
+
+def closest_names_hint(connection: duckdb.DuckDBPyConnection, kind: str, name: str) -> str:
+    """``"; did you mean 'a', 'b' or 'c'?"`` naming the scored players (``kind``
+    ``player``) or tables closest to ``name`` (``sql/report/known_names.sql``), or ""."""
+    sql = (_sql_folder() / "report" / "known_names.sql").read_text(encoding="utf-8")
+    values = {"player": name if kind == "player" else None,
+              "table": name if kind == "table" else None}
+    close = run_sql(connection, sql, values).filter(pl.col("kind") == kind)
+    if close.is_empty():
+        return ""
+    quoted = [repr(found) for found in close["name"]]
+    alternatives = (", ".join(quoted[:-1]) + " or " if len(quoted) > 1 else "") + quoted[-1]
+    return f"; did you mean {alternatives}?"

@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from ofc_stats.db import connect, run_sql
+from ofc_stats.db import NOTHING_SCORED, closest_names_hint, connect, run_sql
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.warehouse import Warehouse
 
@@ -199,24 +199,18 @@ def run_dataset(connection: duckdb.DuckDBPyConnection, name: str,
 
 
 def _check_scope(connection: duckdb.DuckDBPyConnection, scope: ReportScope,
-                 summary: dict[str, Any], values: dict[str, object]) -> None:
+                 summary: dict[str, Any]) -> None:
     """Raise the error a user can act on if the scope selects nothing."""
     if not summary["scored_player_hands"]:
-        raise NoScoredHandsError("no scored hands in the warehouse: run 'ofc-stats score' "
-                                 "(after 'ofc-stats ingest') first")
+        raise NoScoredHandsError(NOTHING_SCORED)
     unknown = [(kind, name) for kind, name, known in (
         ("player", scope.player, summary["player_known"]),
-        ("table", scope.table, summary["table_known"])) if not known]
+        ("table", scope.table, summary["table_known"])) if name is not None and not known]
     if unknown:
         kind, name = unknown[0]
-        close = run_dataset(connection, "known_names", values).filter(pl.col("kind") == kind)
-        hint = ""
-        if not close.is_empty():
-            quoted = [repr(name) for name in close["name"]]
-            alternatives = (", ".join(quoted[:-1]) + " or " if len(quoted) > 1 else "") + quoted[-1]
-            hint = f"; did you mean {alternatives}?"
         error = UnknownPlayerError if kind == "player" else UnknownTableError
-        raise error(f"no {kind} named {name!r} in the scored hands{hint}")
+        raise error(f"no {kind} named {name!r} in the scored hands"
+                    f"{closest_names_hint(connection, kind, name)}")
     if not summary["player_hands"]:
         raise EmptyScopeError(f"no scored {scope.describe()}")
 
@@ -254,7 +248,7 @@ def load_report_data(warehouse: Warehouse, scope: ReportScope,
 def _load(connection: duckdb.DuckDBPyConnection, scope: ReportScope, limits: ReportLimits,
       values: dict[str, object]) -> ReportData:
     summary = run_dataset(connection, "scope", values).row(0, named=True)
-    _check_scope(connection, scope, summary, values)
+    _check_scope(connection, scope, summary)
 
     def dataset(name: str) -> pl.DataFrame:
         return run_dataset(connection, name, values)
