@@ -22,12 +22,10 @@ import contextlib
 import datetime as dt
 import hashlib
 import itertools
-import lzma
 import os
 import time
 import uuid
 import zipfile
-import zlib
 from collections import Counter
 from collections.abc import Callable, Generator, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -53,6 +51,7 @@ from ofc_stats.canonical import (
 from ofc_stats.cards import card_names_expr
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.formats import SNIFF_BYTES, Format, UnknownFormatError
+from ofc_stats.formats.streaming import ARCHIVE_ERRORS
 from ofc_stats.sources import (
     ByteCounter,
     Compression,
@@ -527,8 +526,7 @@ class _Pending:
 # Errors that mean a file's *content* cannot be read (corrupt archive data): the file
 # is marked failed and skipped until it changes. An OSError with an errno is the
 # system refusing (permissions, I/O): the next run tries again.
-_CONTENT_ERRORS: tuple[type[BaseException], ...] = (
-    EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile, UnicodeError)
+_CONTENT_ERRORS: tuple[type[BaseException], ...] = (*ARCHIVE_ERRORS, UnicodeError)
 
 
 def _describe(error: BaseException, source: Source) -> tuple[str, bool]:

@@ -33,10 +33,12 @@ CHUNK_BYTES = 4 << 20
 # Reads from the stream are at most this big: a damaged archive's decompressor fails
 # on the read that reaches the damage, and whatever that read had unpacked is lost.
 READ_PIECE_BYTES = 256 * 1024
-# What a stream raises when its bytes are damaged (a cut or corrupt archive) or the
-# disk fails: the bytes before it are read, then it is raised (see ByteSource).
-STREAM_ERRORS: tuple[type[Exception], ...] = (
-    EOFError, OSError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
+# What a decompressor raises on damaged bytes (a cut or corrupt archive).
+ARCHIVE_ERRORS: tuple[type[Exception], ...] = (
+    EOFError, zlib.error, lzma.LZMAError, zipfile.BadZipFile)
+# What a stream raises when its bytes are damaged or the disk fails: the bytes before
+# it are read, then it is raised (see ByteSource).
+STREAM_ERRORS: tuple[type[Exception], ...] = (*ARCHIVE_ERRORS, OSError)
 HEAD_BYTES = 64 * 1024
 NEWLINE = 10
 REPLACEMENT = "?"  # stands for one undecodable byte: one byte in UTF-8 too
