@@ -109,6 +109,13 @@ def _sql_folder() -> Any:
     return resources.files("ofc_stats") / "sql"
 
 
+@cache
+def report_sql(name: str) -> str:
+    """The text of ``sql/report/<name>.sql``."""
+    text: str = (_sql_folder() / "report" / f"{name}.sql").read_text(encoding="utf-8")
+    return text
+
+
 _PARAM = re.compile(r"^--\s*param:\s*(\w+)\s+(\w+)(?:\s+(.+?))?\s*$")
 
 
@@ -374,7 +381,7 @@ def _explain_empty_stats(warehouse: Warehouse, player: str | None,
 def closest_names_hint(connection: duckdb.DuckDBPyConnection, kind: str, name: str) -> str:
     """``"; did you mean 'a', 'b' or 'c'?"`` naming the scored players (``kind``
     ``player``) or tables closest to ``name`` (``sql/report/known_names.sql``), or ""."""
-    sql = (_sql_folder() / "report" / "known_names.sql").read_text(encoding="utf-8")
+    sql = report_sql("known_names")
     values = {"player": name if kind == "player" else None,
               "table": name if kind == "table" else None}
     close = run_sql(connection, sql, values).filter(pl.col("kind") == kind)

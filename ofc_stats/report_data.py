@@ -14,13 +14,12 @@ import datetime as dt
 import re
 import tempfile
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
 import duckdb
 import polars as pl
 
-from ofc_stats.db import NOTHING_SCORED, closest_names_hint, connect, run_sql
+from ofc_stats.db import NOTHING_SCORED, closest_names_hint, connect, report_sql, run_sql
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.warehouse import Warehouse
 
@@ -178,15 +177,6 @@ def mean_interval(mean: pl.Expr, sd: pl.Expr, count: pl.Expr) -> tuple[pl.Expr, 
     """
     half = Z95 * sd / count.cast(pl.Float64).sqrt()
     return mean - half, mean + half
-
-
-@cache
-def report_sql(name: str) -> str:
-    """The text of ``sql/report/<name>.sql``."""
-    from importlib import resources
-
-    return (resources.files("ofc_stats") / "sql" / "report" / f"{name}.sql").read_text(
-        encoding="utf-8")
 
 
 def run_dataset(connection: duckdb.DuckDBPyConnection, name: str,
