@@ -131,7 +131,7 @@ def build_benchmark_warehouse(root: Path, player_hands: int, players: int = 3,
     the ``hands`` rows (the report benchmark needs them, the scoring one does not)."""
     import polars as pl
 
-    from ofc_stats.canonical import CARDS, HANDS_SCHEMA, SEATS_SCHEMA
+    from ofc_stats.canonical import CARD_COLUMNS, HANDS_SCHEMA, SEATS_SCHEMA, card_frame
     from ofc_stats.cards import card_names_expr
     from ofc_stats.warehouse import PendingFile, Warehouse
 
@@ -144,7 +144,7 @@ def build_benchmark_warehouse(root: Path, player_hands: int, players: int = 3,
             count = min(hands_per_file, deals - first)
             cards = random_deals(count, players, seed + first).T  # (boards, 13)
             board = pl.int_range(count * players, eager=True) // players + first
-            seats = pl.DataFrame({"cards": pl.Series(cards, dtype=CARDS)}).with_columns(
+            seats = card_frame(cards).with_columns(
                 pl.lit("bench").alias("site"),
                 pl.format("b-{}", board).alias("hand_id"),
                 pl.lit("pineapple").alias("variant"),
@@ -158,7 +158,7 @@ def build_benchmark_warehouse(root: Path, player_hands: int, players: int = 3,
                           % max(player_pool, players)).alias("player"),
                 pl.lit(False).alias("in_fantasyland"),
             )
-            names = [card_names_expr(pl.col("cards").arr.get(i)) for i in range(13)]
+            names = [card_names_expr(pl.col(name)) for name in CARD_COLUMNS]
             seats = seats.with_columns(
                 pl.concat_str(names[0:3], separator=" ").alias("top"),
                 pl.concat_str(names[3:8], separator=" ").alias("middle"),

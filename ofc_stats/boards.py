@@ -16,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
+from ofc_stats.canonical import board_codes
 from ofc_stats.cards import NO_CARD, card_codes_expr, card_names_expr
 from ofc_stats.errors import BoardsError, InvalidCardError
 from ofc_stats.evaluate import CATEGORY_LABELS, CATEGORY_SHIFT
@@ -151,16 +152,15 @@ def arrays_for(frame: pl.DataFrame, cards: npt.NDArray[np.int8],
 
 def card_frame_arrays(frame: pl.DataFrame, keys: Sequence[str]
                       ) -> tuple[pl.DataFrame, BoardArrays]:
-    """Boards stored as card codes (an ``Int8[13]`` ``cards`` column, -1 for an empty
-    slot, hands contiguous by ``keys``) as the scorer's arrays.
+    """Boards stored as card codes (the seats' ``CARD_COLUMNS``, -1 for an empty slot,
+    hands contiguous by ``keys``) as the scorer's arrays.
 
     Returns the frame with ``_row`` and the row card counts added, and the arrays.
     """
-    codes = frame["cards"].to_numpy().astype(np.int8, copy=False)
-    cards = np.ascontiguousarray(codes.T)
+    cards = board_codes(frame)
     if int(cards.min(initial=0)) < 0:
-        filled = codes >= 0
-        counts = [pl.Series(f"_{row.value}_n", filled[:, start:start + row.size].sum(axis=1),
+        filled = cards >= 0
+        counts = [pl.Series(f"_{row.value}_n", filled[start:start + row.size].sum(axis=0),
                             dtype=pl.Int8) for row, start in ROW_OFFSETS.items()]
     else:  # complete boards, the usual case
         counts = [pl.repeat(row.size, frame.height, dtype=pl.Int8, eager=True)

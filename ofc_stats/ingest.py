@@ -46,6 +46,7 @@ from ofc_stats.canonical import (
     SEATS_SCHEMA,
     STREETS_SCHEMA,
     CanonicalBatch,
+    board_list_expr,
     content_hash,
 )
 from ofc_stats.cards import card_names_expr
@@ -62,6 +63,7 @@ from ofc_stats.sources import (
     open_source,
     read_head,
 )
+from ofc_stats.upgrade import upgrade_warehouse
 from ofc_stats.warehouse import PendingFile, Warehouse, default_warehouse
 
 COMMIT_HANDS = 25_000  # hands per commit: bounds memory and what a kill can lose
@@ -569,6 +571,7 @@ class _Ingestion:
         self.files_read = self.files_unchanged = self.files_failed = 0
         self.hands_read = self.hands_stored = self.duplicates = self.conflicts = 0
         self.rejected = 0
+        upgrade_warehouse(self.warehouse)
         self._ensure_hand_keys()
         self.next_commit = warehouse.state().commit + 1
         self.index = HandIndex(warehouse.scan("hand_keys", schema=HAND_KEYS_SCHEMA).collect())
@@ -1173,7 +1176,7 @@ def _fitting_streets(seats: pl.DataFrame, streets: pl.DataFrame) -> pl.DataFrame
     if streets["action_order"].n_unique() == streets.height:
         return streets  # identical copies
     boards = seats.select(
-        "seat", pl.col("cards").arr.to_list().alias("cards"),
+        "seat", board_list_expr().alias("cards"),
         pl.col("discards").fill_null(""))
     joined = streets.join(boards, on="seat", how="inner", maintain_order="left")
     row_cards = (pl.when(pl.col("row") == "top").then(pl.col("cards").list.slice(0, 3))

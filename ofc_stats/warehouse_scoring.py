@@ -33,8 +33,10 @@ import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from ofc_stats.bench import peak_memory_mb
 from ofc_stats.boards import BATCH_BOARDS, card_frame_arrays, score_arrays
+from ofc_stats.canonical import CARD_COLUMNS
 from ofc_stats.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
 from ofc_stats.scoring import RuleTables, compile_rules
+from ofc_stats.upgrade import upgrade_warehouse
 from ofc_stats.warehouse import (
     PendingFile,
     StagedFile,
@@ -49,7 +51,7 @@ DEFAULT_SCORING = "default"
 SCORINGS_FILE = "scorings.json"
 HAND_KEY = ["site", "hand_id"]
 SEAT_COLUMNS = ["site", "hand_id", "variant", "table", "started_at", "seat", "player",
-                "in_fantasyland", "fl_cards", "cards", "reported_points",
+                "in_fantasyland", "fl_cards", *CARD_COLUMNS, "reported_points",
                 "reported_royalties"]
 # Seat columns carried into player_hands beside the scores.
 CARRIED = ["variant", "table", "started_at", "seat", "player", "in_fantasyland", "fl_cards",
@@ -237,6 +239,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
     started = time.perf_counter()
     hands = player_rows = matchup_rows = 0
     with warehouse.writing():
+        upgrade_warehouse(warehouse)
         state = warehouse.state()
         seat_files = state.table_files("seats")
         previous = [f.path for table in ("player_hands", "matchups")
@@ -312,12 +315,9 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
 @cache
 def scored_schemas() -> tuple[pl.Schema, pl.Schema]:
     """The schemas of ``player_hands`` and ``matchups`` (as stored: text, not categories)."""
-    import numpy as np
+    from ofc_stats.canonical import SEATS_SCHEMA, card_frame
 
-    from ofc_stats.canonical import CARDS, SEATS_SCHEMA
-
-    cards = np.arange(26, dtype=np.int8).reshape(2, 13)
-    seats = pl.DataFrame({"cards": pl.Series(cards, dtype=CARDS)}).with_columns(
+    seats = card_frame(np.arange(26, dtype=np.int8).reshape(2, 13)).with_columns(
         pl.lit("s").alias("site"), pl.lit("h").alias("hand_id"),
         pl.lit("pineapple").alias("variant"), pl.Series("seat", [1, 2], dtype=pl.Int8),
         pl.Series("player", ["a", "b"]))

@@ -64,7 +64,7 @@ def test_a_good_hand_becomes_canonical_records() -> None:
     assert (hand["source_file"], hand["source_line"]) == ("session.jsonl", 1)
     assert len(hand["content_hash"]) == 32
     ivey, hellmuth = batch.seats.rows(named=True)
-    assert ivey["cards"][:3] == [19, 16, 10]
+    assert (ivey["top_1"], ivey["top_2"], ivey["top_3"]) == (19, 16, 10)
     assert (ivey["top"], ivey["discards"], ivey["reported_points"]) == ("6s 6c 4h", "2c 7d", 4)
     assert (hellmuth["in_fantasyland"], hellmuth["fl_cards"]) == (True, 14)
     assert batch.streets.select("action", "row", "card", "action_order").rows() == [
@@ -152,7 +152,7 @@ def test_an_incomplete_board_is_kept_for_the_scorer_to_flag() -> None:
     batch = run([raw_hand(0)], [raw_seat(0, 1, "Ivey", ("6s 6c", *IVEY[1:])),
                                 raw_seat(0, 2, "Hellmuth", HELLMUTH)])
     assert batch.problems.is_empty()
-    assert batch.seats["cards"].to_list()[0][:3] == [19, 16, -1]
+    assert batch.seats.select("top_1", "top_2", "top_3").row(0) == (19, 16, -1)
     assert batch.seats["top"].to_list()[0] == "6s 6c"
 
 

@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ofc_stats.canonical import (
+    CARD_COLUMNS,
     HANDS_SCHEMA,
     PROBLEM_KINDS,
     PROBLEMS_SCHEMA,
@@ -114,7 +115,7 @@ def test_every_format_round_trips_into_the_warehouse(tmp_path: Path, fmt: Format
     assert hands.select(*key, "content_hash").sort(key).equals(
         batch.hands.select(*key, "content_hash").sort(key))
     assert (hands["source_file"] == str(path.resolve())).all()
-    seats = table(tmp_path / "wh", "seats").select(*key, "seat", "player", "cards",
+    seats = table(tmp_path / "wh", "seats").select(*key, "seat", "player", *CARD_COLUMNS,
                                                    "in_fantasyland")
     assert seats.sort(*key, "seat").equals(
         batch.seats.select(seats.columns).sort(*key, "seat"))

@@ -172,3 +172,34 @@ def test_seats_of_a_hand_are_brought_together_if_a_file_has_them_apart() -> None
     other_site = together.with_columns(
         pl.Series("site", ["s", "s", "t", "t", "s"]), pl.Series("hand_id", ["a"] * 5))
     assert _contiguous(other_site)["site"].to_list() == ["s", "s", "s", "t", "t"]
+
+
+def test_seats_written_with_the_nested_board_column_are_upgraded_once(tmp_path: Path) -> None:
+    from ofc_stats.canonical import CARD_COLUMNS, SEATS_SCHEMA
+    from ofc_stats.upgrade import upgrade_warehouse
+    from ofc_stats.warehouse import PendingFile
+
+    warehouse = store(tmp_path, sample_hands(6), sample_hands(4, start=6))
+    current = warehouse.scan("seats").collect().sort("hand_id", "seat")
+    score_warehouse(warehouse)
+    scored = warehouse.scan("player_hands", DEFAULT_SCORING).collect().sort("hand_id", "seat")
+    # The layout before board columns: the 13 codes as one Int8[13] column "cards".
+    with warehouse.writing():
+        old_files = warehouse.state().table_files("seats")
+        old = [pl.read_parquet(tmp_path / f.path) for f in old_files]
+        warehouse.commit([PendingFile("seats", frame.with_columns(
+            pl.concat_list(CARD_COLUMNS).list.to_array(13).alias("cards")).drop(CARD_COLUMNS))
+            for frame in old], [f.path for f in old_files], action="old layout")
+    assert all("cards" in pl.read_parquet_schema(path) for path in warehouse.files("seats"))
+
+    summary = score_warehouse(warehouse, rescore=True)
+    assert summary.player_hands == 20
+    assert_frame_equal(warehouse.scan("player_hands", DEFAULT_SCORING).collect()
+                       .sort("hand_id", "seat"), scored)
+    upgraded = warehouse.scan("seats").collect().sort("hand_id", "seat")
+    assert upgraded.schema == SEATS_SCHEMA
+    assert_frame_equal(upgraded, current)
+    actions = [commit["action"] for commit in warehouse.commits()]
+    assert actions[actions.index("old layout") + 1] == "upgrade"
+    with warehouse.writing():
+        assert upgrade_warehouse(warehouse) == 0

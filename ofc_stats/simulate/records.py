@@ -11,12 +11,12 @@ import numpy.typing as npt
 import polars as pl
 
 from ofc_stats.canonical import (
-    CARDS,
     HANDS_SCHEMA,
     PROBLEMS_SCHEMA,
     SEATS_SCHEMA,
     STREETS_SCHEMA,
     CanonicalBatch,
+    card_frame,
     content_hash,
 )
 from ofc_stats.cards import card_names_expr
@@ -153,7 +153,6 @@ def _batch(group: GroupResult, times: TimedHands, hands: I64, board_starts: I64,
         "player": pl.Series(pool.names).gather(pl.Series(group.player[boards])),
         "in_fantasyland": group.in_fl[boards],
         "fl_cards": pl.Series(group.fl_cards[boards]).replace(-1, None),
-        "cards": pl.Series(board_cards, dtype=CARDS),
         "top": slots.select(_row_text(0, 3)).to_series(),
         "middle": slots.select(_row_text(3, 5)).to_series(),
         "bottom": slots.select(_row_text(8, 5)).to_series(),
@@ -162,7 +161,7 @@ def _batch(group: GroupResult, times: TimedHands, hands: I64, board_starts: I64,
         "reported_royalties": group.royalties[boards],
         "starting_stack": pl.repeat(None, len(boards), dtype=pl.String, eager=True),
         "collected": pl.repeat(None, len(boards), dtype=pl.String, eager=True),
-    })
+    }).hstack(card_frame(board_cards))
     streets_frame = _streets(group, boards, board_record, hand_id_of_board, site, variant)
     hands_frame = hands_frame.with_columns(
         content_hash(hands_frame, seats_frame).alias("content_hash"))
