@@ -28,6 +28,7 @@ from typing import Any
 import duckdb
 import polars as pl
 
+from ofc_stats.duckdb_connection import open_duckdb
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.warehouse import Warehouse, WarehouseState
 
@@ -195,7 +196,7 @@ def create_views(connection: duckdb.DuckDBPyConnection, warehouse: Warehouse,
 def connect(warehouse: Warehouse, *, session_gap_minutes: int | None = None
             ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with the warehouse's views."""
-    connection = duckdb.connect(config={"threads": os.cpu_count() or 2})
+    connection = open_duckdb(threads=os.cpu_count() or 2)
     create_views(connection, warehouse)
     connection.execute(f"SET VARIABLE session_gap_minutes = "
                        f"{int(session_gap_minutes or DEFAULT_SESSION_GAP_MINUTES)}")
@@ -213,7 +214,7 @@ def refresh_database(warehouse: Warehouse) -> Path | None:
     temporary = warehouse.root / f".tmp-{os.getpid()}-{DATABASE_FILE}"
     temporary.unlink(missing_ok=True)
     try:
-        connection = duckdb.connect(str(temporary))
+        connection = open_duckdb(str(temporary))
         try:
             create_views(connection, warehouse)
             connection.execute("CHECKPOINT")

@@ -37,9 +37,9 @@ from __future__ import annotations
 import os
 import tempfile
 
-import duckdb
 import polars as pl
 
+from ofc_stats.duckdb_connection import open_duckdb
 from ofc_stats.warehouse import Warehouse
 
 FL_ERRORS = ("fl_missing", "fl_unearned", "fl_cards")
@@ -237,9 +237,9 @@ def refresh_transitions(warehouse: Warehouse, break_minutes: int = DEFAULT_BREAK
     target = warehouse.new_path("fl_transitions")
     temporary = target.with_name(f".tmp-{target.name}")
     with tempfile.TemporaryDirectory(prefix=".duckdb-", dir=warehouse.root) as spill:
-        connection = duckdb.connect(config={
-            "memory_limit": DUCKDB_MEMORY_LIMIT, "temp_directory": spill,
-            "threads": os.cpu_count() or 2, "preserve_insertion_order": False})
+        connection = open_duckdb(memory_limit=DUCKDB_MEMORY_LIMIT, temp_directory=spill,
+                                 threads=os.cpu_count() or 2,
+                                 preserve_insertion_order=False)
         try:
             connection.execute(
                 f"COPY ({transitions_query(files, break_minutes, hand_files)}) TO "

@@ -119,11 +119,20 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 PARQUET_COMPRESSION_LEVEL = 1
 
 
-def atomic_write_parquet(frame: pl.DataFrame, path: Path) -> None:
+# Tables the scorer writes at millions of rows a second: their min/max statistics cost
+# a fifth of the write and rarely prune (their files are not sorted by what queries
+# filter on); null counts are kept.
+WITHOUT_RANGE_STATISTICS = frozenset({"player_hands", "matchups"})
+
+
+def atomic_write_parquet(frame: pl.DataFrame, path: Path, *,
+                         range_statistics: bool = True) -> None:
     """Write ``frame`` as Parquet (zstd) under a temporary name, then rename it."""
     temporary = path.with_name(f".tmp-{uuid.uuid4().hex}-{path.name}")
+    statistics: bool | dict[str, bool] = True if range_statistics else {
+        "min": False, "max": False, "distinct_count": False, "null_count": True}
     frame.write_parquet(temporary, compression="zstd",
-                        compression_level=PARQUET_COMPRESSION_LEVEL, statistics=True)
+                        compression_level=PARQUET_COMPRESSION_LEVEL, statistics=statistics)
     with open(temporary, "rb+") as handle:
         os.fsync(handle.fileno())
     os.replace(temporary, path)
@@ -309,7 +318,8 @@ class Warehouse:
         if pending.frame.is_empty():
             return None
         path = self.new_path(pending.table, pending.partition)
-        atomic_write_parquet(pending.frame, path)
+        atomic_write_parquet(pending.frame, path, range_statistics=pending.table
+                             not in WITHOUT_RANGE_STATISTICS)
         return StagedFile(pending.table, path.relative_to(self.root).as_posix(),
                           pending.partition, pending.frame.height)
 
@@ -336,7 +346,8 @@ class Warehouse:
                 folder = folder / partition_folder(pending.partition)
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"{commit_id:09d}-{token}-{number:04d}.parquet"
-            atomic_write_parquet(pending.frame, path)
+            atomic_write_parquet(pending.frame, path, range_statistics=pending.table
+                             not in WITHOUT_RANGE_STATISTICS)
             added.append({"table": pending.table, "partition": pending.partition,
                           "path": path.relative_to(self.root).as_posix(),
                           "rows": pending.frame.height})

@@ -122,13 +122,12 @@ def _seat_chunks(path: Path, rows: int = CHUNK_ROWS) -> Iterator[pl.DataFrame]:
     """The rows of a seats file in chunks of about ``rows``, each made of whole hands
     (ingest writes a hand's seats together; the hand a chunk ends on moves to the
     next chunk)."""
-    parquet = pq.ParquetFile(path)
+    seats = pl.scan_parquet(path).select(SEAT_COLUMNS)
     carry: pl.DataFrame | None = None
-    for batch in parquet.iter_batches(batch_size=rows, columns=SEAT_COLUMNS):
-        chunk = pl.from_arrow(batch)
-        assert isinstance(chunk, pl.DataFrame)
+    for offset in range(0, pq.read_metadata(path).num_rows, rows):
+        chunk = seats.slice(offset, rows).collect()  # reads only the row groups it needs
         if carry is not None:
-            chunk = pl.concat([carry, chunk], how="vertical_relaxed")
+            chunk = pl.concat([carry, chunk])
         last = chunk.select(HAND_KEY).tail(1)
         last_hand = chunk.select(pl.all_horizontal(
             pl.col(key) == last[key][0] for key in HAND_KEY)).to_series()
@@ -210,14 +209,19 @@ def _contiguous(seats: pl.DataFrame) -> pl.DataFrame:
     """Seats with each hand's rows together (ingest writes them so; this checks).
 
     The hands' rows are together when no hand starts a run of rows twice: only the
-    run starts (a third of the rows) are hashed.
+    run starts (a third of the rows) are counted, by hand id alone first: there are
+    at least as many runs as hands and as many hands as ids, so as many ids as runs
+    settles it.
     """
     starts = pl.any_horizontal(
         [pl.col(key) != pl.col(key).shift(1) for key in HAND_KEY]).fill_null(True)
-    runs = (seats.lazy().filter(starts)
-            .select(pl.len().alias("runs"), pl.struct(HAND_KEY).n_unique().alias("hands"))
-            .collect())
-    if runs["runs"][0] == runs["hands"][0]:
+    run_starts = seats.lazy().filter(starts)
+    runs = run_starts.select(pl.len().alias("runs"),
+                             pl.col("hand_id").n_unique().alias("ids")).collect()
+    if runs["runs"][0] == runs["ids"][0]:
+        return seats
+    hands = run_starts.select(pl.struct(HAND_KEY).n_unique()).collect().item()
+    if runs["runs"][0] == hands:
         return seats
     return seats.sort(HAND_KEY, maintain_order=True)
 

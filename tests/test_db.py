@@ -258,3 +258,14 @@ def test_ingest_keeps_the_duckdb_file_in_step(tmp_path: Path) -> None:
     second = ingest([data / "betelgeuse.txt.gz"], warehouse)
     assert second.hands_stored > 0
     assert stored_hands() == (first.hands_stored + second.hands_stored,)
+
+
+def test_no_connection_draws_duckdbs_progress_bar_on_stdout(scored: Path) -> None:
+    # DuckDB draws it on stdout for queries over two seconds, into `--json` output.
+    from ofc_stats.db import connect
+    from ofc_stats.duckdb_connection import open_duckdb
+    from ofc_stats.warehouse import Warehouse
+
+    for connection in (open_duckdb(), connect(Warehouse.open(scored))):
+        assert connection.execute(
+            "SELECT current_setting('enable_progress_bar')").fetchone() == (False,)

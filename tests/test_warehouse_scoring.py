@@ -172,6 +172,9 @@ def test_seats_of_a_hand_are_brought_together_if_a_file_has_them_apart() -> None
     other_site = together.with_columns(
         pl.Series("site", ["s", "s", "t", "t", "s"]), pl.Series("hand_id", ["a"] * 5))
     assert _contiguous(other_site)["site"].to_list() == ["s", "s", "s", "t", "t"]
+    same_id_two_sites = together.with_columns(pl.Series("site", ["s", "s", "t", "t", "s"]),
+                                              pl.Series("hand_id", ["a"] * 4 + ["b"]))
+    assert _contiguous(same_id_two_sites) is same_id_two_sites
 
 
 def test_seats_written_with_the_nested_board_column_are_upgraded_once(tmp_path: Path) -> None:

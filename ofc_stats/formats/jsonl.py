@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from ofc_stats.canonical import CanonicalBatch
+from ofc_stats.duckdb_connection import open_duckdb
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
 from ofc_stats.formats.reading import (
     TRUNCATED,
@@ -160,7 +161,7 @@ class JsonLinesParser:
 
     def __init__(self, file: str) -> None:
         self.file = file
-        self.connection = duckdb.connect()
+        self.connection = open_duckdb()
 
     def split(self, chunk: TextChunk, limit: int) -> Units:
         """One unit per non-blank line."""
