@@ -127,7 +127,8 @@ def _seat_chunks(path: Path, rows: int = CHUNK_ROWS) -> Iterator[pl.DataFrame]:
     for offset in range(0, pq.read_metadata(path).num_rows, rows):
         chunk = seats.slice(offset, rows).collect()  # reads only the row groups it needs
         if carry is not None:
-            chunk = pl.concat([carry, chunk])
+            # One contiguous chunk: gathers over several cost several times as much.
+            chunk = pl.concat([carry, chunk], rechunk=True)
         last = chunk.select(HAND_KEY).tail(1)
         last_hand = chunk.select(pl.all_horizontal(
             pl.col(key) == last[key][0] for key in HAND_KEY)).to_series()
