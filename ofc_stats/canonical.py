@@ -38,7 +38,7 @@ import numpy as np
 import polars as pl
 
 from ofc_stats.cards import JOKER, NO_CARD, card_codes, card_codes_expr, card_names_expr
-from ofc_stats.duckdb_connection import open_duckdb
+from ofc_stats.duckdb_connection import duckdb_cursor
 from ofc_stats.rules import Row, Variant
 
 MONEY = pl.Decimal(18, 6)
@@ -550,7 +550,7 @@ def _duckdb() -> duckdb.DuckDBPyConnection:
     """This thread's DuckDB connection (opening one costs more than hashing a batch)."""
     connection: duckdb.DuckDBPyConnection | None = getattr(_local, "connection", None)
     if connection is None:
-        connection = _local.connection = open_duckdb()
+        connection = _local.connection = duckdb_cursor()
     return connection
 
 

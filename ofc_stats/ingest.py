@@ -27,7 +27,7 @@ import time
 import uuid
 import zipfile
 from collections import Counter
-from collections.abc import Callable, Generator, Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
@@ -51,7 +51,8 @@ from ofc_stats.canonical import (
 )
 from ofc_stats.cards import card_names_expr
 from ofc_stats.errors import OfcStatsError
-from ofc_stats.formats import SNIFF_BYTES, Format, UnknownFormatError
+from ofc_stats.formats import SNIFF_BYTES, FileGroupReader, Format, UnknownFormatError
+from ofc_stats.formats.reading import SplitFile
 from ofc_stats.formats.streaming import ARCHIVE_ERRORS
 from ofc_stats.sources import (
     ByteCounter,
@@ -68,6 +69,10 @@ from ofc_stats.warehouse import PendingFile, Warehouse, default_warehouse
 
 COMMIT_HANDS = 25_000  # hands per commit: bounds memory and what a kill can lose
 COMMIT_BYTES = 96 * 1024 * 1024  # or this much pending data, whichever comes first
+# Files up to this size are read whole and parsed with others in one batch: a batch's
+# fixed cost (tens of milliseconds) dwarfs a small file's own (one file per session).
+SMALL_FILE_BYTES = 1 << 20
+GROUP_BYTES = 32 * 1024 * 1024  # a group is parsed once this much is split, at the latest
 # Hands per reader batch: a reader's peak memory grows with it (JSON Lines, measured:
 # about 0.65 GB at 5,000, 0.85 GB at 10,000, 1.2 GB at 20,000), its speed hardly.
 READ_BATCH_HANDS = 10_000
@@ -494,6 +499,17 @@ class _FileRun:
 
 
 @dataclass(frozen=True)
+class _GroupedFile:
+    """A small file split whole, waiting to be parsed with others."""
+
+    run: _FileRun
+    reader: FileGroupReader
+    split: SplitFile
+    end_offset: int  # where the run ends once its hands are accepted
+    digest: str | None
+
+
+@dataclass(frozen=True)
 class _LastImport:
     """The latest manifest row of a source."""
 
@@ -571,6 +587,8 @@ class _Ingestion:
         self.files_read = self.files_unchanged = self.files_failed = 0
         self.hands_read = self.hands_stored = self.duplicates = self.conflicts = 0
         self.rejected = 0
+        self.group: list[_GroupedFile] = []  # small files split, not yet parsed
+        self.group_hands = self.group_bytes = 0
         upgrade_warehouse(self.warehouse)
         self._ensure_hand_keys()
         self.next_commit = warehouse.state().commit + 1
@@ -639,6 +657,7 @@ class _Ingestion:
                     self.counter.count = max(self.counter.count,
                                              before + file.stat().st_size)
             self._report(None)
+        self._read_group()
         self._commit()
         self.wait_for_commit()
 
@@ -692,6 +711,9 @@ class _Ingestion:
         self.runs.append(run)
         if run.format is None and not self._sniff(run):
             return
+        if start == 0 and self._group_small_file(run):
+            return
+        self._read_group()  # files stay in order: the first copy of a hand is kept
         try:
             self._read(run, start, expected)
         except _PrefixChangedError:
@@ -722,6 +744,64 @@ class _Ingestion:
             return False
         return True
 
+    def _group_small_file(self, run: _FileRun) -> bool:
+        """Split a small file read whole and keep it for :meth:`_read_group`; False if it
+        is not one (too big, or in a format read file by file)."""
+        source = run.source
+        limit = (SMALL_FILE_BYTES if source.compression is Compression.NONE
+                 else SMALL_FILE_BYTES // 16)  # compressed: its content may be 10x bigger
+        reader = formats.get_reader(Format(str(run.format)))
+        if (source.member is not None or source.size > limit
+                or not isinstance(reader, FileGroupReader)):
+            return False
+        counted = self.counter.count
+        try:
+            with open_source(source, self.counter) as raw:
+                stream = PrefixHashingStream(raw)
+                split = reader.split_file(cast(BinaryIO, stream), source.name)
+                end_offset = split.end_offset or 0
+                stream.advance(end_offset)
+                digest = stream.digest()
+        except Exception as error:
+            self._fail(run, error)
+            return True
+        if split.hands > self.batch_hands:  # more than a batch: read it in batches
+            self.counter.count = counted
+            return False
+        self.group.append(_GroupedFile(run, reader, split, end_offset, digest))
+        self.group_hands += split.hands
+        self.group_bytes += end_offset
+        if self.group_hands >= self.batch_hands or self.group_bytes >= GROUP_BYTES:
+            self._read_group()
+        return True
+
+    def _read_group(self) -> None:
+        """Parse the small files kept so far as one batch per format, and accept it."""
+        group, self.group = self.group, []
+        self.group_hands = self.group_bytes = 0
+        by_format: dict[str, list[_GroupedFile]] = {}
+        for item in group:
+            by_format.setdefault(str(item.run.format), []).append(item)
+        for items in by_format.values():
+            try:
+                batch = items[0].reader.parse_files([item.split for item in items])
+            except Exception:
+                # Readers do not raise for bad input; should one, each file is read
+                # alone, so that the failure is told per file.
+                for item in items:
+                    self._read(item.run, 0, None)
+                continue
+            self._accept(batch, {item.run.source.name: item.run for item in items})
+            for item in items:
+                item.run.end_offset = item.end_offset
+                item.run.digest = item.digest
+                item.run.status = ImportStatus.COMPLETE
+                item.run.dirty = True
+            self._report(None)
+            if (self.pending.hand_count >= self.commit_hands
+                    or self.pending.size >= COMMIT_BYTES):
+                self._commit()
+
     def _read(self, run: _FileRun, start: int, expected: str | None) -> None:
         """Read ``run``'s source from ``start``; ``expected``: the hash of the bytes before."""
         reader = formats.get_reader(Format(str(run.format)))
@@ -746,7 +826,7 @@ class _Ingestion:
                             raise _PrefixChangedError
                         verified = True
                     stream.advance(read_batch.end_offset)
-                    self._accept(read_batch.batch, run)
+                    self._accept(read_batch.batch, {run.source.name: run})
                     run.end_offset = max(run.end_offset, read_batch.end_offset)
                     run.digest = stream.digest()
                     run.dirty = True
@@ -788,16 +868,19 @@ class _Ingestion:
 
     # -- hands ------------------------------------------------------------------------
 
-    def _accept(self, batch: CanonicalBatch, run: _FileRun) -> None:
-        """Queue a batch's new hands; count duplicates; report problems and conflicts."""
+    def _accept(self, batch: CanonicalBatch, runs: Mapping[str, _FileRun]) -> None:
+        """Queue a batch's new hands; count duplicates; report problems and conflicts.
+
+        ``runs``: the files the batch's hands and problems come from, by name.
+        """
         problems = batch.problems
         if not problems.is_empty():
             self.pending.rejects.append(problems)
-            run.rejected += problems.height
+            _add_per_file(runs, problems["file"], "rejected")
             self.rejected += problems.height
             self.kinds.update(problems["kind"].to_list())
         hands = batch.hands
-        run.hands_read += hands.height
+        _add_per_file(runs, hands["source_file"], "hands_read")
         self.hands_read += hands.height
         if hands.is_empty():
             return
@@ -857,8 +940,8 @@ class _Ingestion:
                                                       "read", batch))
         duplicates = int(duplicate_mask.sum())
         conflicts = int(conflict_mask.sum())
-        run.duplicates += duplicates
-        run.conflicts += conflicts
+        _add_per_file(runs, hands["source_file"].filter(pl.Series(duplicate_mask)), "duplicates")
+        _add_per_file(runs, hands["source_file"].filter(pl.Series(conflict_mask)), "conflicts")
         self.duplicates += duplicates
         self.conflicts += conflicts
         if conflicts:
@@ -876,10 +959,12 @@ class _Ingestion:
                                      hands.filter(~found).select("site", "hand_id"))
             accepted, seats, streets = resolved.hands, resolved.seats, resolved.streets
             if not resolved.unresolved.is_empty():
-                self._unresolved(resolved.unresolved, hands.filter(new), run)
+                self._unresolved(resolved.unresolved, hands.filter(new), runs)
             if resolved.streets_dropped:
-                run.message = (f"{_count(resolved.streets_dropped, 'hand')} stored without "
-                               "streets: copies in one batch could not be told apart")
+                message = (f"{_count(resolved.streets_dropped, 'hand')} stored without "
+                           "streets: copies in one batch could not be told apart")
+                for name in hands["source_file"].filter(pl.Series(later_copy)).unique():
+                    _run_named(runs, name).message = message
         if accepted.is_empty():
             return
         if accepted.height == hands.height:
@@ -896,10 +981,11 @@ class _Ingestion:
         self.pending.hand_count += accepted.height
         self.pending.size += int(accepted.estimated_size() + seats.estimated_size()
                                  + streets.estimated_size())
-        run.hands_stored += accepted.height
+        _add_per_file(runs, accepted["source_file"], "hands_stored")
         self.hands_stored += accepted.height
 
-    def _unresolved(self, ids: pl.DataFrame, firsts: pl.DataFrame, run: _FileRun) -> None:
+    def _unresolved(self, ids: pl.DataFrame, firsts: pl.DataFrame,
+                    runs: Mapping[str, _FileRun]) -> None:
         """Reject the first copies of hands whose differing copies in one batch could not
         be told apart (the later copies are already counted as conflicts)."""
         rows = (firsts.join(ids, on=["site", "hand_id"], how="semi", maintain_order="left")
@@ -910,7 +996,7 @@ class _Ingestion:
                         pl.lit(None, pl.String).alias("raw"))
                 .cast(PROBLEMS_SCHEMA))
         self.pending.rejects.append(rows)
-        run.conflicts += rows.height
+        _add_per_file(runs, rows["file"], "conflicts")
         self.conflicts += rows.height
         self.kinds["conflict"] += rows.height
 
@@ -1053,6 +1139,23 @@ class _Ingestion:
             bytes_total=self.bytes_total, hands_read=self.hands_read,
             hands_stored=self.hands_stored, seconds=time.perf_counter() - self.started,
             current=current))
+
+
+def _run_named(runs: Mapping[str, _FileRun], name: str | None) -> _FileRun:
+    """The run of a file name (any run for a name none has: counts are never lost)."""
+    run = runs.get(name) if name is not None else None
+    return run if run is not None else next(iter(runs.values()))
+
+
+def _add_per_file(runs: Mapping[str, _FileRun], files: pl.Series, counter: str) -> None:
+    """Add to each run's ``counter`` the rows of ``files`` (file names) naming it."""
+    if files.is_empty():
+        return
+    counts = ([(next(iter(runs)), files.len())] if len(runs) == 1
+              else files.value_counts().iter_rows())
+    for name, count in counts:
+        run = _run_named(runs, name)
+        setattr(run, counter, getattr(run, counter) + int(count))
 
 
 def _concat(frames: list[pl.DataFrame], schema: pl.Schema) -> pl.DataFrame:

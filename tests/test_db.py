@@ -269,3 +269,17 @@ def test_no_connection_draws_duckdbs_progress_bar_on_stdout(scored: Path) -> Non
     for connection in (open_duckdb(), connect(Warehouse.open(scored))):
         assert connection.execute(
             "SELECT current_setting('enable_progress_bar')").fetchone() == (False,)
+
+
+def test_duckdb_cursors_share_a_database_but_not_what_they_register() -> None:
+    from ofc_stats.duckdb_connection import duckdb_cursor
+
+    first, second = duckdb_cursor(), duckdb_cursor()
+    first.register("lines", pl.DataFrame({"text": ["a"]}))
+    second.register("lines", pl.DataFrame({"text": ["b", "c"]}))
+    assert first.execute("SELECT count(*) FROM lines").fetchone() == (1,)
+    assert second.execute("SELECT count(*) FROM lines").fetchone() == (2,)
+    first.close()
+    assert second.execute("SELECT count(*) FROM lines").fetchone() == (2,)
+    assert second.execute("SELECT current_setting('enable_progress_bar')").fetchone() == (False,)
+    second.close()

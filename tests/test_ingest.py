@@ -8,12 +8,13 @@ import json
 import lzma
 import zipfile
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 import polars as pl
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 from ofc_stats.canonical import (
     CARD_COLUMNS,
@@ -718,7 +719,8 @@ def test_many_small_commits_are_compacted(tmp_path: Path) -> None:
     for number in range(COMPACT_SMALL_FILES + 2):
         (tmp_path / "in" / f"{number:02d}.jsonl").parent.mkdir(exist_ok=True)
         (tmp_path / "in" / f"{number:02d}.jsonl").write_bytes(lines(hand(f"h{number}")))
-    summary = ingest([tmp_path / "in"], tmp_path / "wh", commit_hands=1)
+    # One hand a batch (small files are otherwise parsed together) and a commit each.
+    summary = ingest([tmp_path / "in"], tmp_path / "wh", commit_hands=1, batch_hands=1)
     assert summary.commits >= COMPACT_SMALL_FILES + 2
     assert summary.files_compacted > 0
     warehouse = Warehouse.open(tmp_path / "wh")
@@ -768,3 +770,63 @@ def test_a_log_file_left_half_written_by_a_kill_is_not_a_commit(tmp_path: Path) 
     assert ingest([other], tmp_path / "wh").hands_stored == 1
     assert not list((tmp_path / "wh" / "_log").glob(".tmp-*"))
     assert table(tmp_path / "wh", "hands").height == 2
+
+
+def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ofc_stats import ingest as ingest_module
+    from ofc_stats.simulate import SimulationConfig, parse_faults
+    from ofc_stats.simulate.files import write_simulation
+
+    # Small session files in both formats that group, with damage of every kind
+    # a file can carry, hands copied within and across files, and a gzipped one.
+    config = SimulationConfig(seed=11, hands=800, tables=40, faults=parse_faults(
+        "corrupt-card=3,broken-line=3,truncated=2,duplicate-in-file=2,"
+        "duplicate-across-files=3,mis-scored=2"))
+    written = write_simulation(config, tmp_path / "in", [Format.JSONL, Format.TEXT])
+    (tmp_path / "in" / "copy.jsonl").write_bytes(
+        (tmp_path / "in" / written.files[0]).read_bytes())
+    gzip_file = tmp_path / "in" / "packed.jsonl.gz"
+    gzip_file.write_bytes(gzip.compress(lines(hand("packed-1"), hand("packed-2"))))
+
+    groups: list[int] = []
+    for fmt in (Format.JSONL, Format.TEXT):
+        reader_class = type(get_reader(fmt))
+        parse_files = reader_class.parse_files
+
+        def counted(self: object, files: list[object], real: Any = parse_files) -> object:
+            groups.append(len(files))
+            return real(self, files)
+
+        monkeypatch.setattr(reader_class, "parse_files", counted)
+    grouped = ingest([tmp_path / "in"], tmp_path / "grouped")
+    assert sum(groups) == len(written.files) + 2
+    assert len(groups) == 2  # one batch per format: every file is small
+    monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)  # every file alone
+    alone = ingest([tmp_path / "in"], tmp_path / "alone")
+    assert len(groups) == 2
+
+    assert grouped.files_read == alone.files_read == len(written.files) + 2
+    for count in ("hands_read", "hands_stored", "duplicates", "conflicts", "rejected"):
+        assert getattr(grouped, count) == getattr(alone, count), count
+    assert grouped.rejected > 0
+    assert grouped.duplicates > 0
+    assert dict(grouped.problems_by_kind) == dict(alone.problems_by_kind)
+    ignore = ["import_id", "commit_id", "imported_at"]
+    for name in ("hands", "seats", "streets", "rejects", "imports", "hand_keys"):
+        frames = [table(tmp_path / wh, name).drop(ignore, strict=False)
+                  for wh in ("grouped", "alone")]
+        assert_frame_equal(*(frame.sort(frame.columns, nulls_last=True) for frame in frames))
+    imports = table(tmp_path / "grouped", "imports")
+    assert imports.filter(pl.col("hands_read") > 0)["file"].n_unique() == grouped.files_read
+    assert_consistent(tmp_path / "grouped")
+    # A file grows: only its new hand is read, from where the grouped import ended.
+    clean = imports.filter((pl.col("rejected") == 0) & pl.col("file").str.ends_with(".jsonl")
+                           & (pl.col("hands_stored") > 0))["file"][0]
+    with open(clean, "ab") as stream:
+        stream.write(lines(hand("grown-1")))
+    again = ingest([tmp_path / "in"], tmp_path / "grouped")
+    assert (again.files_read, again.hands_read, again.hands_stored) == (1, 1, 1)
+    [row] = table(tmp_path / "grouped", "imports").filter(
+        (pl.col("file") == clean) & (pl.col("start_offset") > 0)).rows(named=True)
+    assert row["end_offset"] == Path(clean).stat().st_size

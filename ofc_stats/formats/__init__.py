@@ -14,14 +14,17 @@ formats apart from a file's first bytes.
 from __future__ import annotations
 
 import importlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePath
-from typing import BinaryIO, Protocol
+from typing import TYPE_CHECKING, BinaryIO, Protocol, runtime_checkable
 
 from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.errors import OfcStatsError
+
+if TYPE_CHECKING:
+    from ofc_stats.formats.reading import SplitFile
 
 BATCH_HANDS = 20_000
 SNIFF_BYTES = 64 * 1024
@@ -94,6 +97,21 @@ class FormatReader(Protocol):
         Bad hands become problem rows in the batches; the reader never raises for bad
         input. Memory is bounded by the batch, not the file.
         """
+        ...
+
+
+@runtime_checkable
+class FileGroupReader(FormatReader, Protocol):
+    """A reader that can also parse many small files as one batch (ingest groups the
+    files of a folder of sessions: the fixed cost of a batch is paid once per group)."""
+
+    def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
+        """Every hand of a whole file, split off but not parsed."""
+        ...
+
+    def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
+        """The hands of several split files as one batch; each hand and problem keeps
+        its file and line."""
         ...
 
 

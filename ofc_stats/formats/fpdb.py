@@ -38,7 +38,7 @@ import numpy.typing as npt
 import polars as pl
 
 from ofc_stats.canonical import CanonicalBatch
-from ofc_stats.duckdb_connection import open_duckdb
+from ofc_stats.duckdb_connection import duckdb_cursor
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
 from ofc_stats.formats.jsonl import decode_json, syntax_errors
 from ofc_stats.formats.reading import (
@@ -138,7 +138,7 @@ class FpdbParser:
         self.level = 1 if file_head.lstrip().startswith(b"[") else 0  # depth of hands
         self.depth = 0  # depth at the start of the next chunk
         self.byte_offsets: bool | None = None  # hands located by byte offset, not line
-        self.connection = open_duckdb()
+        self.connection = duckdb_cursor()
 
     def where(self, chunk: TextChunk, positions: npt.NDArray[np.int64]
               ) -> npt.NDArray[np.int64]:

@@ -13,7 +13,7 @@ them into the raw frames :func:`ofc_stats.canonical.normalise` checks.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
 import duckdb
@@ -21,19 +21,22 @@ import numpy as np
 import polars as pl
 
 from ofc_stats.canonical import CanonicalBatch
-from ofc_stats.duckdb_connection import open_duckdb
+from ofc_stats.duckdb_connection import duckdb_cursor
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
+    SplitFile,
     Units,
     empty_problems,
     first_error,
     parse_bool,
+    parse_files,
     parse_int,
     problem_rows,
     read_batches,
     set_aside,
+    split_file,
     street_actions,
     with_card_lists,
     with_errors,
@@ -161,7 +164,7 @@ class JsonLinesParser:
 
     def __init__(self, file: str) -> None:
         self.file = file
-        self.connection = open_duckdb()
+        self.connection = duckdb_cursor()
 
     def split(self, chunk: TextChunk, limit: int) -> Units:
         """One unit per non-blank line."""
@@ -286,6 +289,18 @@ class JsonLinesReader:
         parser = JsonLinesParser(file)
         try:
             yield from read_batches(source, parser, file, batch_hands)
+        finally:
+            parser.connection.close()
+
+    def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
+        """Every hand of a whole (small) file, split off but not parsed."""
+        return split_file(ByteSource(stream, 0, self.chunk_bytes), JsonLinesParser(file), file)
+
+    def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
+        """The hands of several split files, parsed as one batch."""
+        parser = JsonLinesParser("")
+        try:
+            return parse_files(files, parser)
         finally:
             parser.connection.close()
 

@@ -13,6 +13,7 @@ chunk, keeps the fixed cost of each vectorised step small.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
@@ -32,6 +33,9 @@ if TYPE_CHECKING:
 # A card token inside a list's JSON text ('["Ah","Kd"]') or a space-separated string.
 CARD_TOKEN = r"[^\s,\[\]\"]+"
 TRUNCATED = "the file ends inside this hand (half-written?); read again once complete"
+# Files parsed together (parse_files) are told apart by the high bits of each unit's
+# line number (or byte offset) while in one batch.
+FILE_SHIFT = 40
 TRUE_WORDS = ("true", "yes", "y", "1", "t", "x")
 FALSE_WORDS = ("false", "no", "n", "0", "f", "")
 
@@ -119,7 +123,9 @@ def assemble(parts: Sequence[Units], parser: Parser, file: str) -> CanonicalBatc
         frames.append(part.frame.select((record + shift).cast(pl.Int64).alias("record"),
                                         pl.all().exclude("unit")))
         shift += part.hands
-    frame = pl.concat(frames, how="vertical_relaxed")
+    # One chunk: polars 2.1 panicked ("i < self.len()") in normalise's checks on the
+    # frames of a group of 21 small files, one chunk each; rechunked, it does not.
+    frame = pl.concat(frames, how="vertical_relaxed", rechunk=True)
     found = [part.problems for part in parts]
     batch = CanonicalBatch.empty()
     if frame.height:
@@ -131,6 +137,59 @@ def assemble(parts: Sequence[Units], parser: Parser, file: str) -> CanonicalBatc
                 .with_columns(pl.col("raw").str.strip_chars_end("\r\n"))
                 .sort("line", nulls_last=True, maintain_order=True))
     return CanonicalBatch(batch.hands, batch.seats, batch.streets, problems)
+
+
+@dataclass(frozen=True)
+class SplitFile:
+    """A whole file split into units, to be parsed with others (:func:`parse_files`)."""
+
+    file: str
+    parts: list[Units]
+    end_offset: int | None  # just after its last complete hand; None if it has none
+
+    @property
+    def hands(self) -> int:
+        """Hands split off (complete ones, and stretches set aside)."""
+        return sum(part.count for part in self.parts)
+
+
+def split_file(source: ByteSource, parser: Parser, file: str) -> SplitFile:
+    """Split every hand of ``source`` off (a small file: all of it is held at once)."""
+    parts: list[Units] = []
+    while (chunk := source.next_chunk()) is not None:
+        units = parser.split(chunk, 1 << FILE_SHIFT)
+        source.consume(chunk, units.consumed)
+        if units.consumed:
+            parts.append(units)
+    return SplitFile(file, parts, parts[-1].end_offset if parts else None)
+
+
+def parse_files(files: Sequence[SplitFile], parser: Parser) -> CanonicalBatch:
+    """Parse and normalise the units of several whole files as one batch.
+
+    Each vectorised step has a fixed cost per batch of several milliseconds; a folder
+    of small files (one per session) pays it once per group, not once per file.
+    ``parser`` is one for no file in particular: every hand and problem is given back
+    its own file and line.
+    """
+    parts: list[Units] = []
+    for index, split in enumerate(files):
+        offset = index << FILE_SHIFT
+        parts.extend(dataclasses.replace(
+            part, frame=part.frame.with_columns(pl.col("line") + offset),
+            problems=part.problems.with_columns(pl.col("line") + offset))
+            for part in split.parts)
+    batch = assemble(parts, parser, "")
+    names = {index: split.file for index, split in enumerate(files)}
+
+    def own_file(frame: pl.DataFrame, file: str, line: str) -> pl.DataFrame:
+        return frame.with_columns(
+            (pl.col(line) // (1 << FILE_SHIFT)).replace_strict(names, return_dtype=pl.String)
+            .fill_null(pl.col(file)).alias(file),
+            (pl.col(line) % (1 << FILE_SHIFT)).alias(line))
+
+    return CanonicalBatch(own_file(batch.hands, "source_file", "source_line"), batch.seats,
+                          batch.streets, own_file(batch.problems, "file", "line"))
 
 
 def problem_rows(file: str, line: pl.Series | Sequence[int] | Positions, kind: str,

@@ -27,7 +27,7 @@ expression over all its lines (polars), never line by line in Python.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
 import numpy as np
@@ -38,12 +38,15 @@ from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
+    SplitFile,
     Units,
     empty_problems,
     first_error,
+    parse_files,
     parse_int,
     problem_rows,
     read_batches,
+    split_file,
     street_actions,
     with_errors,
     without_undecodable,
@@ -448,6 +451,14 @@ class TextReader:
         """Stream the hands of ``stream`` from ``start_offset`` on (see FormatReader)."""
         source = ByteSource(stream, start_offset, self.chunk_bytes)
         yield from read_batches(source, TextParser(file), file, batch_hands)
+
+    def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
+        """Every hand of a whole (small) file, split off but not parsed."""
+        return split_file(ByteSource(stream, 0, self.chunk_bytes), TextParser(file), file)
+
+    def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
+        """The hands of several split files, parsed as one batch."""
+        return parse_files(files, TextParser(""))
 
 
 def _bracketed(column: str) -> pl.Expr:
