@@ -57,6 +57,7 @@ from ofc_stats.formats.streaming import ARCHIVE_ERRORS
 from ofc_stats.sources import (
     ByteCounter,
     Compression,
+    OpenArchive,
     PrefixHashingStream,
     Source,
     find_files,
@@ -587,6 +588,7 @@ class _Ingestion:
         self.files_read = self.files_unchanged = self.files_failed = 0
         self.hands_read = self.hands_stored = self.duplicates = self.conflicts = 0
         self.rejected = 0
+        self.archives = OpenArchive(self.counter)  # the zip whose members are being read
         self.group: list[_GroupedFile] = []  # small files split, not yet parsed
         self.group_hands = self.group_bytes = 0
         upgrade_warehouse(self.warehouse)
@@ -688,7 +690,7 @@ class _Ingestion:
                 or last.format is None):
             return False
         try:
-            return str(formats.sniff(read_head(source, SNIFF_BYTES),
+            return str(formats.sniff(read_head(source, SNIFF_BYTES, self.archives),
                                      source.inner_name)) != last.format
         except Exception:  # unreadable or unknown: reading it again will say so
             return False
@@ -728,7 +730,7 @@ class _Ingestion:
     def _sniff(self, run: _FileRun) -> bool:
         """Set ``run.format`` from the source's first bytes; False if there is nothing to read."""
         try:
-            head = read_head(run.source, SNIFF_BYTES)
+            head = read_head(run.source, SNIFF_BYTES, self.archives)
             if not head:  # an empty file (a session just opened): nothing yet
                 run.status = ImportStatus.COMPLETE
                 run.digest = hashlib.sha256(b"").hexdigest()
@@ -748,15 +750,15 @@ class _Ingestion:
         """Split a small file read whole and keep it for :meth:`_read_group`; False if it
         is not one (too big, or in a format read file by file)."""
         source = run.source
-        limit = (SMALL_FILE_BYTES if source.compression is Compression.NONE
-                 else SMALL_FILE_BYTES // 16)  # compressed: its content may be 10x bigger
+        size = source.content_size
+        if size is None:  # gz, bz2, xz: judged by the packed size, the content ~10x it
+            size = source.size * 16
         reader = formats.get_reader(Format(str(run.format)))
-        if (source.member is not None or source.size > limit
-                or not isinstance(reader, FileGroupReader)):
+        if size > SMALL_FILE_BYTES or not isinstance(reader, FileGroupReader):
             return False
         counted = self.counter.count
         try:
-            with open_source(source, self.counter) as raw:
+            with open_source(source, self.counter, self.archives) as raw:
                 stream = PrefixHashingStream(raw)
                 split = reader.split_file(cast(BinaryIO, stream), source.name)
                 end_offset = split.end_offset or 0
@@ -805,7 +807,7 @@ class _Ingestion:
     def _read(self, run: _FileRun, start: int, expected: str | None) -> None:
         """Read ``run``'s source from ``start``; ``expected``: the hash of the bytes before."""
         reader = formats.get_reader(Format(str(run.format)))
-        with open_source(run.source, self.counter) as raw:
+        with open_source(run.source, self.counter, self.archives) as raw:
             stream = PrefixHashingStream(raw, check_offset=start)
             batches = reader.read(cast(BinaryIO, stream), run.source.name,
                                   batch_hands=self.batch_hands, start_offset=start)
@@ -1118,6 +1120,7 @@ class _Ingestion:
             self.wait_for_commit()
         finally:
             self.committer.shutdown(wait=True)
+            self.archives.close()
 
     def compact(self) -> int:
         """Merge the small files of tables that have accumulated many (after the run)."""

@@ -788,6 +788,10 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
         (tmp_path / "in" / written.files[0]).read_bytes())
     gzip_file = tmp_path / "in" / "packed.jsonl.gz"
     gzip_file.write_bytes(gzip.compress(lines(hand("packed-1"), hand("packed-2"))))
+    with zipfile.ZipFile(tmp_path / "in" / "month.zip", "w") as archive:
+        for number, name in enumerate(written.files[:3]):
+            archive.writestr(f"sessions/{number}-{name}", (tmp_path / "in" / name).read_bytes())
+        archive.writestr("sessions/extra.jsonl", lines(hand("zipped-1")))
 
     groups: list[int] = []
     for fmt in (Format.JSONL, Format.TEXT):
@@ -800,13 +804,14 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
 
         monkeypatch.setattr(reader_class, "parse_files", counted)
     grouped = ingest([tmp_path / "in"], tmp_path / "grouped")
-    assert sum(groups) == len(written.files) + 2
+    files = len(written.files) + 2 + 4
+    assert sum(groups) == files
     assert len(groups) == 2  # one batch per format: every file is small
     monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)  # every file alone
     alone = ingest([tmp_path / "in"], tmp_path / "alone")
     assert len(groups) == 2
 
-    assert grouped.files_read == alone.files_read == len(written.files) + 2
+    assert grouped.files_read == alone.files_read == files
     for count in ("hands_read", "hands_stored", "duplicates", "conflicts", "rejected"):
         assert getattr(grouped, count) == getattr(alone, count), count
     assert grouped.rejected > 0
