@@ -797,8 +797,11 @@ class _Ingestion:
             for item in items:
                 item.run.end_offset = item.end_offset
                 item.run.digest = item.digest
-                item.run.status = ImportStatus.COMPLETE
                 item.run.dirty = True
+                if item.split.failure is None:
+                    item.run.status = ImportStatus.COMPLETE
+                else:  # its hands before the damage are in; the damage is reported
+                    self._fail(item.run, item.split.failure)
             self._report(None)
             if (self.pending.hand_count >= self.commit_hands
                     or self.pending.size >= COMMIT_BYTES):

@@ -525,6 +525,14 @@ def test_every_member_of_a_zip_is_imported(tmp_path: Path) -> None:
     assert ingest([path], tmp_path / "wh").files_unchanged == 3
 
 
+def assert_damage_reported(summary: IngestSummary) -> None:
+    """One damaged file; besides, the hand the damage cut, if it fell inside one."""
+    assert summary.files_failed == 1
+    assert summary.problems_by_kind["file"] == 1
+    assert set(summary.problems_by_kind) <= {"file", "truncated"}
+    assert summary.problems_by_kind.get("truncated", 0) <= 1
+
+
 def test_a_corrupt_archive_keeps_the_hands_before_the_damage(tmp_path: Path) -> None:
     data = write_hands(tmp_path / "plain.jsonl", sample_hands(5000, 3, seed=8)).read_bytes()
     assert len(data) > 2 * CHUNK_BYTES  # the reader gets whole chunks before the damage
@@ -533,8 +541,9 @@ def test_a_corrupt_archive_keeps_the_hands_before_the_damage(tmp_path: Path) -> 
     path.write_bytes(packed[:len(packed) * 3 // 4])  # a download cut short
     summary = ingest([path], tmp_path / "wh", batch_hands=500)
     assert 0 < summary.hands_stored < 5000
-    assert (summary.files_failed, summary.problems_by_kind) == (1, {"file": 1})
-    [reject] = table(tmp_path / "wh", "rejects").rows(named=True)
+    assert_damage_reported(summary)
+    [reject] = table(tmp_path / "wh", "rejects").filter(pl.col("kind") == "file").rows(
+        named=True)
     assert reject["reason"].startswith("corrupt gzip archive: ")
     assert (reject["file"], reject["line"]) == (str(path.resolve()), None)
     assert table(tmp_path / "wh", "imports")["status"].to_list()[-1] == "failed"
@@ -561,7 +570,7 @@ def test_damage_in_the_first_chunk_keeps_the_hands_before_it(
     path.unlink()
     summary = ingest([cut], tmp_path / "wh", batch_hands=100)
     assert 100 < summary.hands_stored < 800
-    assert (summary.files_failed, summary.problems_by_kind) == (1, {"file": 1})
+    assert_damage_reported(summary)
     cut.write_bytes(packed)  # downloaded again, whole
     whole = ingest([cut], tmp_path / "wh")
     assert whole.hands_stored == 800 - summary.hands_stored
@@ -835,3 +844,31 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
     [row] = table(tmp_path / "grouped", "imports").filter(
         (pl.col("file") == clean) & (pl.col("start_offset") > 0)).rows(named=True)
     assert row["end_offset"] == Path(clean).stat().st_size
+
+
+@pytest.mark.parametrize("alone", [False, True])
+def test_a_small_damaged_archive_keeps_every_hand_before_the_damage(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alone: bool) -> None:
+    from ofc_stats import ingest as ingest_module
+
+    if alone:  # read by itself, in batches, rather than parsed with other small files
+        monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)
+    data = write_hands(tmp_path / "plain.jsonl", sample_hands(60, 3, seed=5)).read_bytes()
+    packed = gzip.compress(data)
+    assert len(packed) * 16 < ingest_module.READ_BATCH_HANDS * 100  # small, one batch
+    cut = tmp_path / "in" / "cut.jsonl.gz"
+    cut.parent.mkdir()
+    cut.write_bytes(packed[:len(packed) * 3 // 4])
+    (tmp_path / "in" / "good.jsonl").write_bytes(lines(hand("good-1")))
+    summary = ingest([tmp_path / "in"], tmp_path / "wh")
+    kept = summary.hands_stored - 1
+    assert 0 < kept < 60
+    assert_damage_reported(summary)
+    [reject] = table(tmp_path / "wh", "rejects").filter(pl.col("kind") == "file").rows(
+        named=True)
+    assert reject["reason"].startswith("corrupt gzip archive: ")
+    assert "(after byte " in reject["reason"]
+    cut.write_bytes(packed)  # downloaded again, whole
+    whole = ingest([tmp_path / "in"], tmp_path / "wh")
+    assert (whole.hands_stored, whole.rejected) == (60 - kept, 0)
+    assert_consistent(tmp_path / "wh")

@@ -101,7 +101,16 @@ def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
     batch_hands = max(1, batch_hands)
     parts: list[Units] = []
     count = 0
-    while (chunk := source.next_chunk()) is not None:
+    while True:
+        try:
+            chunk = source.next_chunk()
+        except Exception:
+            # The stream broke (a damaged archive): first the hands read before it.
+            if parts:
+                yield ReadBatch(assemble(parts, parser, file), parts[-1].end_offset)
+            raise
+        if chunk is None:
+            break
         units = parser.split(chunk, batch_hands - count)
         source.consume(chunk, units.consumed)
         if units.consumed:
@@ -146,6 +155,7 @@ class SplitFile:
     file: str
     parts: list[Units]
     end_offset: int | None  # just after its last complete hand; None if it has none
+    failure: Exception | None = None  # the stream broke after ``parts`` (damaged archive)
 
     @property
     def hands(self) -> int:
@@ -154,14 +164,25 @@ class SplitFile:
 
 
 def split_file(source: ByteSource, parser: Parser, file: str) -> SplitFile:
-    """Split every hand of ``source`` off (a small file: all of it is held at once)."""
+    """Split every hand of ``source`` off (a small file: all of it is held at once).
+
+    A stream that breaks part-way gives the hands before the damage and the failure.
+    """
     parts: list[Units] = []
-    while (chunk := source.next_chunk()) is not None:
+    failure = None
+    while True:
+        try:
+            chunk = source.next_chunk()
+        except Exception as error:
+            failure = error
+            break
+        if chunk is None:
+            break
         units = parser.split(chunk, 1 << FILE_SHIFT)
         source.consume(chunk, units.consumed)
         if units.consumed:
             parts.append(units)
-    return SplitFile(file, parts, parts[-1].end_offset if parts else None)
+    return SplitFile(file, parts, parts[-1].end_offset if parts else None, failure)
 
 
 def parse_files(files: Sequence[SplitFile], parser: Parser) -> CanonicalBatch:
