@@ -508,6 +508,7 @@ class _GroupedFile:
     split: SplitFile
     end_offset: int  # where the run ends once its hands are accepted
     digest: str | None
+    bytes_read: int  # from disk, for the run's byte count
 
 
 @dataclass(frozen=True)
@@ -591,7 +592,7 @@ class _Ingestion:
         self.archives = OpenArchive(self.counter)  # the zip whose members are being read
         self.group: list[_GroupedFile] = []  # small files split, not yet parsed
         self.group_hands = self.group_bytes = 0
-        upgrade_warehouse(self.warehouse)
+        self.upgraded = upgrade_warehouse(self.warehouse)  # files rewritten
         self._ensure_hand_keys()
         self.next_commit = warehouse.state().commit + 1
         self.index = HandIndex(warehouse.scan("hand_keys", schema=HAND_KEYS_SCHEMA).collect())
@@ -756,6 +757,8 @@ class _Ingestion:
         reader = formats.get_reader(Format(str(run.format)))
         if size > SMALL_FILE_BYTES or not isinstance(reader, FileGroupReader):
             return False
+        if self.group and self.group[-1].run.format != run.format:
+            self._read_group()  # a group holds consecutive files: files stay in order
         counted = self.counter.count
         try:
             with open_source(source, self.counter, self.archives) as raw:
@@ -770,7 +773,8 @@ class _Ingestion:
         if split.hands > self.batch_hands:  # more than a batch: read it in batches
             self.counter.count = counted
             return False
-        self.group.append(_GroupedFile(run, reader, split, end_offset, digest))
+        self.group.append(_GroupedFile(run, reader, split, end_offset, digest,
+                                       self.counter.count - counted))
         self.group_hands += split.hands
         self.group_bytes += end_offset
         if self.group_hands >= self.batch_hands or self.group_bytes >= GROUP_BYTES:
@@ -778,34 +782,36 @@ class _Ingestion:
         return True
 
     def _read_group(self) -> None:
-        """Parse the small files kept so far as one batch per format, and accept it."""
-        group, self.group = self.group, []
+        """Parse the small files kept so far as one batch, and accept it."""
+        items, self.group = self.group, []
         self.group_hands = self.group_bytes = 0
-        by_format: dict[str, list[_GroupedFile]] = {}
-        for item in group:
-            by_format.setdefault(str(item.run.format), []).append(item)
-        for items in by_format.values():
-            try:
-                batch = items[0].reader.parse_files([item.split for item in items])
-            except Exception:
-                # Readers do not raise for bad input; should one, each file is read
-                # alone, so that the failure is told per file.
-                for item in items:
-                    self._read(item.run, 0, None)
-                continue
-            self._accept(batch, {item.run.source.name: item.run for item in items})
+        if not items:
+            return
+        try:
+            batch = items[0].reader.parse_files([item.split for item in items])
+        except Exception:
+            # Readers do not raise for bad input; should one, each file is read alone,
+            # so that the failure is told per file.
+            batch = None
+        if batch is None or _copies_across_files(batch.hands):
+            # Copies of a hand from two files in one batch could only be told apart by
+            # their order in the batch (their streets might be lost): one file a batch.
             for item in items:
-                item.run.end_offset = item.end_offset
-                item.run.digest = item.digest
-                item.run.dirty = True
-                if item.split.failure is None:
-                    item.run.status = ImportStatus.COMPLETE
-                else:  # its hands before the damage are in; the damage is reported
-                    self._fail(item.run, item.split.failure)
-            self._report(None)
-            if (self.pending.hand_count >= self.commit_hands
-                    or self.pending.size >= COMMIT_BYTES):
-                self._commit()
+                self.counter.count -= item.bytes_read  # counted again as it is read
+                self._read(item.run, 0, None)
+            return
+        self._accept(batch, {item.run.source.name: item.run for item in items})
+        for item in items:
+            item.run.end_offset = item.end_offset
+            item.run.digest = item.digest
+            item.run.dirty = True
+            if item.split.failure is None:
+                item.run.status = ImportStatus.COMPLETE
+            else:  # its hands before the damage are in; the damage is reported
+                self._fail(item.run, item.split.failure)
+        self._report(None)
+        if self.pending.hand_count >= self.commit_hands or self.pending.size >= COMMIT_BYTES:
+            self._commit()
 
     def _read(self, run: _FileRun, start: int, expected: str | None) -> None:
         """Read ``run``'s source from ``start``; ``expected``: the hash of the bytes before."""
@@ -1147,6 +1153,14 @@ class _Ingestion:
             current=current))
 
 
+def _copies_across_files(hands: pl.DataFrame) -> bool:
+    """Whether a hand (site, hand_id) of the batch comes from more than one file."""
+    if hands.is_empty():
+        return False
+    files = hands.group_by("site", "hand_id").agg(pl.col("source_file").n_unique())
+    return bool((files["source_file"] > 1).any())
+
+
 def _run_named(runs: Mapping[str, _FileRun], name: str | None) -> _FileRun:
     """The run of a file name (any run for a name none has: counts are never lost)."""
     run = runs.get(name) if name is not None else None
@@ -1361,7 +1375,8 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
         finally:
             run.close()
         compacted = run.compact() if compact else 0
-        if run.commits or compacted or not (store.root / DATABASE_FILE).exists():
+        if (run.commits or compacted or run.upgraded
+                or not (store.root / DATABASE_FILE).exists()):
             refresh_database(store)  # ofc.duckdb's views list the committed files
     summary = IngestSummary(
         warehouse=str(store.root), files=run.files_total, files_read=run.files_read,

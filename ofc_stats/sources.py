@@ -340,12 +340,20 @@ def open_source(source: Source, counter: ByteCounter | None = None,
 
 
 def read_head(source: Source, size: int, archives: OpenArchive | None = None) -> bytes:
-    """The first ``size`` decompressed bytes of ``source`` (fewer if it is shorter)."""
+    """The first ``size`` decompressed bytes of ``source`` (fewer if it is shorter, or
+    if it is damaged after its first bytes: reading it says so, the head is enough to
+    tell its format)."""
     with open_source(source, archives=archives) as stream:
-        chunks = []
+        read_once = getattr(stream, "read1", stream.read)
+        chunks: list[bytes] = []
         wanted = size
         while wanted > 0:
-            chunk = stream.read(wanted)
+            try:
+                chunk = read_once(wanted)
+            except Exception:
+                if chunks:
+                    break
+                raise
             if not chunk:
                 break
             chunks.append(chunk)
@@ -401,6 +409,14 @@ class PrefixHashingStream(io.RawIOBase):
         buffer[:len(data)] = data
         self._take(data)
         return len(data)
+
+    def read1(self, size: int = -1) -> bytes:
+        """At most ``size`` bytes from one read of the stream below (its ``read1``):
+        a decompressor hands over what it unpacked before damage this way."""
+        read_once = getattr(self._inner, "read1", self._inner.read)
+        data: bytes = read_once(size)
+        self._take(data)
+        return data
 
     def readall(self) -> bytes:
         return self.read(-1)

@@ -7,6 +7,7 @@ import gzip
 import json
 import lzma
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, cast
 
@@ -787,20 +788,41 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
     from ofc_stats.simulate import SimulationConfig, parse_faults
     from ofc_stats.simulate.files import write_simulation
 
-    # Small session files in both formats that group, with damage of every kind
-    # a file can carry, hands copied within and across files, and a gzipped one.
+    # Small session files in both formats, with damage of every kind a file can carry,
+    # hands copied within and across files, a gzipped file and a zip of members.
     config = SimulationConfig(seed=11, hands=800, tables=40, faults=parse_faults(
         "corrupt-card=3,broken-line=3,truncated=2,duplicate-in-file=2,"
         "duplicate-across-files=3,mis-scored=2"))
-    written = write_simulation(config, tmp_path / "in", [Format.JSONL, Format.TEXT])
-    (tmp_path / "in" / "copy.jsonl").write_bytes(
-        (tmp_path / "in" / written.files[0]).read_bytes())
-    gzip_file = tmp_path / "in" / "packed.jsonl.gz"
-    gzip_file.write_bytes(gzip.compress(lines(hand("packed-1"), hand("packed-2"))))
-    with zipfile.ZipFile(tmp_path / "in" / "month.zip", "w") as archive:
+    folder = tmp_path / "in"
+    written = write_simulation(config, folder, [Format.JSONL, Format.TEXT])
+    (folder / "copy.jsonl").write_bytes((folder / written.files[0]).read_bytes())
+    (folder / "packed.jsonl.gz").write_bytes(
+        gzip.compress(lines(hand("packed-1"), hand("packed-2"))))
+    with zipfile.ZipFile(folder / "month.zip", "w") as archive:
         for number, name in enumerate(written.files[:3]):
-            archive.writestr(f"sessions/{number}-{name}", (tmp_path / "in" / name).read_bytes())
+            archive.writestr(f"sessions/{number}-{name}", (folder / name).read_bytes())
         archive.writestr("sessions/extra.jsonl", lines(hand("zipped-1")))
+    # The first copy in file order is kept, whatever the formats in between.
+    write_hands(folder / "x" / "order-a.jsonl", sample_hands(2, 2, seed=20, site="other"))
+    first = sample_hands(3, 2, seed=21, site="order")
+    write_hands(folder / "x" / "order-b.txt", first, Format.TEXT)
+    other = sample_hands(3, 2, seed=22, site="order")
+    same_ids = dict(zip(other.hands["hand_id"], first.hands["hand_id"], strict=True))
+    write_hands(folder / "x" / "order-c.jsonl", CanonicalBatch(
+        *(frame.with_columns(pl.col("hand_id").replace_strict(same_ids))
+          for frame in (other.hands, other.seats, other.streets)), other.problems))
+    # The same hand in two files, its street actions listed in another order.
+    copies = sample_hands(5, 3, seed=23, site="copies")
+    write_hands(folder / "x" / "twice-a.jsonl", copies)
+    [record] = [json.loads(line) for line in write_hands(
+        tmp_path / "one.jsonl", copies.with_hands(copies.hands[2:3])).read_text().splitlines()]
+    record["streets"] = sorted(record["streets"], key=lambda e: (e["street"], -e["seat"]))
+    (folder / "x" / "twice-b.jsonl").write_bytes(lines(record))
+    # A line no layout fits, inside a text hand: the reason names its line in its file.
+    text = write_hands(tmp_path / "t.txt", sample_hands(3, 2, seed=24, site="garbled"),
+                       Format.TEXT).read_text().split("\n")
+    (folder / "x" / "garbled.txt").write_text("\n".join([*text[:30], "GARBAGE LINE", *text[30:]]))
+    files = len(written.files) + 2 + 4 + 6
 
     groups: list[int] = []
     for fmt in (Format.JSONL, Format.TEXT):
@@ -812,13 +834,19 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
             return real(self, files)
 
         monkeypatch.setattr(reader_class, "parse_files", counted)
-    grouped = ingest([tmp_path / "in"], tmp_path / "grouped")
-    files = len(written.files) + 2 + 4
-    assert sum(groups) == files
-    assert len(groups) == 2  # one batch per format: every file is small
+    alone_reads: list[str] = []
+    read_alone = ingest_module._Ingestion._read
+
+    def counted_read(self: Any, run: Any, *args: Any) -> None:
+        alone_reads.append(run.source.name)
+        read_alone(self, run, *args)
+
+    monkeypatch.setattr(ingest_module._Ingestion, "_read", counted_read)
+    grouped = ingest([folder], tmp_path / "grouped")
+    assert sum(groups) == files  # every file was split and parsed in a group ...
+    assert len(alone_reads) < files / 3  # ... most of them kept there (not read again)
     monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)  # every file alone
-    alone = ingest([tmp_path / "in"], tmp_path / "alone")
-    assert len(groups) == 2
+    alone = ingest([folder], tmp_path / "alone")
 
     assert grouped.files_read == alone.files_read == files
     for count in ("hands_read", "hands_stored", "duplicates", "conflicts", "rejected"):
@@ -831,6 +859,16 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
         frames = [table(tmp_path / wh, name).drop(ignore, strict=False)
                   for wh in ("grouped", "alone")]
         assert_frame_equal(*(frame.sort(frame.columns, nulls_last=True) for frame in frames))
+    hands = table(tmp_path / "grouped", "hands")
+    order = hands.filter(pl.col("site") == "order")["source_file"]
+    assert (order.len(), order.str.ends_with("order-b.txt").all()) == (3, True)
+    twice = hands.filter(pl.col("site") == "copies")
+    assert twice["has_streets"].all()
+    assert table(tmp_path / "grouped", "streets").filter(
+        pl.col("site") == "copies").height == copies.streets.height
+    [garbled] = table(tmp_path / "grouped", "rejects").filter(
+        pl.col("file").str.ends_with("garbled.txt")).rows(named=True)
+    assert garbled["reason"].startswith("line 31: cannot read 'GARBAGE LINE'")
     imports = table(tmp_path / "grouped", "imports")
     assert imports.filter(pl.col("hands_read") > 0)["file"].n_unique() == grouped.files_read
     assert_consistent(tmp_path / "grouped")
@@ -839,7 +877,7 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
                            & (pl.col("hands_stored") > 0))["file"][0]
     with open(clean, "ab") as stream:
         stream.write(lines(hand("grown-1")))
-    again = ingest([tmp_path / "in"], tmp_path / "grouped")
+    again = ingest([folder], tmp_path / "grouped")
     assert (again.files_read, again.hands_read, again.hands_stored) == (1, 1, 1)
     [row] = table(tmp_path / "grouped", "imports").filter(
         (pl.col("file") == clean) & (pl.col("start_offset") > 0)).rows(named=True)
@@ -859,10 +897,12 @@ def test_a_small_damaged_archive_keeps_every_hand_before_the_damage(
     cut = tmp_path / "in" / "cut.jsonl.gz"
     cut.parent.mkdir()
     cut.write_bytes(packed[:len(packed) * 3 // 4])
+    # Every line gzip can unpack from the part that is there is a whole hand.
+    complete = zlib.decompressobj(31).decompress(cut.read_bytes()).count(b"\n")
     (tmp_path / "in" / "good.jsonl").write_bytes(lines(hand("good-1")))
     summary = ingest([tmp_path / "in"], tmp_path / "wh")
     kept = summary.hands_stored - 1
-    assert 0 < kept < 60
+    assert 0 < kept == complete < 60
     assert_damage_reported(summary)
     [reject] = table(tmp_path / "wh", "rejects").filter(pl.col("kind") == "file").rows(
         named=True)
@@ -872,3 +912,24 @@ def test_a_small_damaged_archive_keeps_every_hand_before_the_damage(
     whole = ingest([tmp_path / "in"], tmp_path / "wh")
     assert (whole.hands_stored, whole.rejected) == (60 - kept, 0)
     assert_consistent(tmp_path / "wh")
+
+
+def test_an_upgrade_with_nothing_new_still_refreshes_the_duckdb_file(tmp_path: Path) -> None:
+    import duckdb
+
+    from ofc_stats.canonical import CARD_COLUMNS
+
+    path = write_hands(tmp_path / "a.jsonl", sample_hands(20, 3, seed=3))
+    ingest([path], tmp_path / "wh")
+    warehouse = Warehouse.open(tmp_path / "wh")
+    with warehouse.writing():  # the seats layout before board columns
+        old_files = warehouse.state().table_files("seats")
+        warehouse.commit([PendingFile("seats", pl.read_parquet(tmp_path / "wh" / f.path)
+                                      .with_columns(pl.concat_list(CARD_COLUMNS)
+                                                    .list.to_array(13).alias("cards"))
+                                      .drop(CARD_COLUMNS)) for f in old_files],
+                         [f.path for f in old_files], action="old layout")
+    assert ingest([path], tmp_path / "wh").commits == 0  # nothing new; seats rewritten
+    ingest([path], tmp_path / "wh")  # the next writer deletes the old files
+    with duckdb.connect(str(tmp_path / "wh" / "ofc.duckdb"), read_only=True) as connection:
+        assert connection.execute("SELECT count(*) FROM seats").fetchone() == (60,)

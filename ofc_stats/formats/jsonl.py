@@ -294,7 +294,11 @@ class JsonLinesReader:
 
     def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
         """Every hand of a whole (small) file, split off but not parsed."""
-        return split_file(ByteSource(stream, 0, self.chunk_bytes), JsonLinesParser(file), file)
+        parser = JsonLinesParser(file)
+        try:
+            return split_file(ByteSource(stream, 0, self.chunk_bytes), parser, file)
+        finally:
+            parser.connection.close()
 
     def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
         """The hands of several split files, parsed as one batch."""

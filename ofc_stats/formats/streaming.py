@@ -31,7 +31,7 @@ import pyarrow as pa  # type: ignore[import-untyped]
 
 CHUNK_BYTES = 4 << 20
 # Reads from the stream are at most this big: a damaged archive's decompressor fails
-# on the read that reaches the damage, and whatever that read had unpacked is lost.
+# on the read that reaches the damage, and whatever that read had unpacked may be lost.
 READ_PIECE_BYTES = 256 * 1024
 # What a decompressor raises on damaged bytes (a cut or corrupt archive).
 ARCHIVE_ERRORS: tuple[type[Exception], ...] = (
@@ -197,6 +197,7 @@ class ByteSource:
     def __init__(self, stream: BinaryIO, start_offset: int = 0,
                  chunk_bytes: int = CHUNK_BYTES, *, whole_lines: bool = True) -> None:
         self._stream = stream
+        self._read_piece = getattr(stream, "read1", stream.read)
         # False: chunks may end inside a line (for formats whose hands span lines, or
         # share one, as a JSON list on a single line does).
         self._whole_lines = whole_lines
@@ -230,7 +231,9 @@ class ByteSource:
         parts = []
         while size > 0 and not self._eof:
             try:
-                data = self._stream.read(min(size, READ_PIECE_BYTES))
+                # read1 where there is one: a decompressor's read(n) throws away what it
+                # had unpacked when it then hits damage; read1 hands over each piece.
+                data = self._read_piece(min(size, READ_PIECE_BYTES))
             except STREAM_ERRORS as error:
                 self._eof, self._failure = True, error
                 break
