@@ -757,8 +757,6 @@ class _Ingestion:
         reader = formats.get_reader(Format(str(run.format)))
         if size > SMALL_FILE_BYTES or not isinstance(reader, FileGroupReader):
             return False
-        if self.group and self.group[-1].run.format != run.format:
-            self._read_group()  # a group holds consecutive files: files stay in order
         counted = self.counter.count
         try:
             with open_source(source, self.counter, self.archives) as raw:
@@ -782,33 +780,49 @@ class _Ingestion:
         return True
 
     def _read_group(self) -> None:
-        """Parse the small files kept so far as one batch, and accept it."""
+        """Parse the small files kept so far (each format's together) and accept them
+        as one batch."""
         items, self.group = self.group, []
         self.group_hands = self.group_bytes = 0
         if not items:
             return
+        by_format: dict[str, list[_GroupedFile]] = {}
+        for item in items:
+            by_format.setdefault(str(item.run.format), []).append(item)
+        batch: CanonicalBatch | None
         try:
-            batch = items[0].reader.parse_files([item.split for item in items])
+            batch = CanonicalBatch.concat([
+                same[0].reader.parse_files([item.split for item in same])
+                for same in by_format.values()])
         except Exception:
             # Readers do not raise for bad input; should one, each file is read alone,
             # so that the failure is told per file.
             batch = None
-        if batch is None or _copies_across_files(batch.hands):
-            # Copies of a hand from two files in one batch could only be told apart by
-            # their order in the batch (their streets might be lost): one file a batch.
-            for item in items:
-                self.counter.count -= item.bytes_read  # counted again as it is read
-                self._read(item.run, 0, None)
-            return
-        self._accept(batch, {item.run.source.name: item.run for item in items})
-        for item in items:
-            item.run.end_offset = item.end_offset
-            item.run.digest = item.digest
-            item.run.dirty = True
-            if item.split.failure is None:
-                item.run.status = ImportStatus.COMPLETE
-            else:  # its hands before the damage are in; the damage is reported
-                self._fail(item.run, item.split.failure)
+        sharing = (set(item.run.source.name for item in items) if batch is None
+                   else _files_sharing_hands(batch.hands))
+        alone = [item for item in items if item.run.source.name in sharing]
+        together = [item for item in items if item.run.source.name not in sharing]
+        if together and batch is not None:
+            if alone:
+                batch = batch.with_hands(
+                    batch.hands.filter(~pl.col("source_file").is_in(list(sharing))))
+                batch = CanonicalBatch(batch.hands, batch.seats, batch.streets,
+                                       batch.problems.filter(~pl.col("file").is_in(
+                                           list(sharing))))
+            self._accept(batch, {item.run.source.name: item.run for item in together})
+            for item in together:
+                item.run.end_offset = item.end_offset
+                item.run.digest = item.digest
+                item.run.dirty = True
+                if item.split.failure is None:
+                    item.run.status = ImportStatus.COMPLETE
+                else:  # its hands before the damage are in; the damage is reported
+                    self._fail(item.run, item.split.failure)
+        # Which copy of a hand is kept follows the files' order, and copies in one batch
+        # could lose their streets: files sharing a hand are read one by one, in order.
+        for item in alone:
+            self.counter.count -= item.bytes_read  # counted again as it is read
+            self._read(item.run, 0, None)
         self._report(None)
         if self.pending.hand_count >= self.commit_hands or self.pending.size >= COMMIT_BYTES:
             self._commit()
@@ -1153,12 +1167,14 @@ class _Ingestion:
             current=current))
 
 
-def _copies_across_files(hands: pl.DataFrame) -> bool:
-    """Whether a hand (site, hand_id) of the batch comes from more than one file."""
+def _files_sharing_hands(hands: pl.DataFrame) -> set[str]:
+    """The files of a batch holding a hand (site, hand_id) that another file holds too."""
     if hands.is_empty():
-        return False
-    files = hands.group_by("site", "hand_id").agg(pl.col("source_file").n_unique())
-    return bool((files["source_file"] > 1).any())
+        return set()
+    shared = (hands.group_by("site", "hand_id")
+              .agg(pl.col("source_file").unique())
+              .filter(pl.col("source_file").list.len() > 1))
+    return set(shared["source_file"].explode().to_list())
 
 
 def _run_named(runs: Mapping[str, _FileRun], name: str | None) -> _FileRun:
