@@ -19,6 +19,7 @@ matches with the same content is a conflict if a detail both copies record diffe
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime as dt
 import hashlib
 import itertools
@@ -508,7 +509,6 @@ class _GroupedFile:
     split: SplitFile
     end_offset: int  # where the run ends once its hands are accepted
     digest: str | None
-    bytes_read: int  # from disk, for the run's byte count
 
 
 @dataclass(frozen=True)
@@ -771,8 +771,7 @@ class _Ingestion:
         if split.hands > self.batch_hands:  # more than a batch: read it in batches
             self.counter.count = counted
             return False
-        self.group.append(_GroupedFile(run, reader, split, end_offset, digest,
-                                       self.counter.count - counted))
+        self.group.append(_GroupedFile(run, reader, split, end_offset, digest))
         self.group_hands += split.hands
         self.group_bytes += end_offset
         if self.group_hands >= self.batch_hands or self.group_bytes >= GROUP_BYTES:
@@ -780,52 +779,77 @@ class _Ingestion:
         return True
 
     def _read_group(self) -> None:
-        """Parse the small files kept so far (each format's together) and accept them
-        as one batch."""
+        """Parse the small files kept so far (each format's together) and accept them.
+
+        A hand held by several files of the group is accepted copy by copy in file
+        order (a batch cannot tell copies' seats and streets apart, and the first copy
+        in file order is the one kept): the group's other hands go in one batch, then
+        each round of copies is parsed again from its source text and accepted.
+        """
         items, self.group = self.group, []
         self.group_hands = self.group_bytes = 0
         if not items:
             return
-        by_format: dict[str, list[_GroupedFile]] = {}
-        for item in items:
-            by_format.setdefault(str(item.run.format), []).append(item)
-        batch: CanonicalBatch | None
         try:
-            batch = CanonicalBatch.concat([
-                same[0].reader.parse_files([item.split for item in same])
-                for same in by_format.values()])
+            batch = self._parse_group(items)
         except Exception:
             # Readers do not raise for bad input; should one, each file is read alone,
             # so that the failure is told per file.
-            batch = None
-        sharing = (set(item.run.source.name for item in items) if batch is None
-                   else _files_sharing_hands(batch.hands))
-        alone = [item for item in items if item.run.source.name in sharing]
-        together = [item for item in items if item.run.source.name not in sharing]
-        if together and batch is not None:
-            if alone:
-                batch = batch.with_hands(
-                    batch.hands.filter(~pl.col("source_file").is_in(list(sharing))))
-                batch = CanonicalBatch(batch.hands, batch.seats, batch.streets,
-                                       batch.problems.filter(~pl.col("file").is_in(
-                                           list(sharing))))
-            self._accept(batch, {item.run.source.name: item.run for item in together})
-            for item in together:
-                item.run.end_offset = item.end_offset
-                item.run.digest = item.digest
-                item.run.dirty = True
-                if item.split.failure is None:
-                    item.run.status = ImportStatus.COMPLETE
-                else:  # its hands before the damage are in; the damage is reported
-                    self._fail(item.run, item.split.failure)
-        # Which copy of a hand is kept follows the files' order, and copies in one batch
-        # could lose their streets: files sharing a hand are read one by one, in order.
-        for item in alone:
-            self.counter.count -= item.bytes_read  # counted again as it is read
-            self._read(item.run, 0, None)
+            for item in items:
+                counted = self.counter.count  # its bytes were counted when split
+                self._read(item.run, 0, None)
+                self.counter.count = counted
+            return
+        runs = {item.run.source.name: item.run for item in items}
+        ids = ["site", "hand_id"]
+        order = {item.run.source.name: index for index, item in enumerate(items)}
+        copies = (batch.hands.select(*ids, "source_file", "source_line")
+                  .with_columns(pl.col("source_file").replace_strict(order, return_dtype=pl.Int64)
+                                .alias("_order"))
+                  .filter(pl.col("_order").n_unique().over(ids) > 1))
+        if copies.is_empty():
+            self._accept(batch, runs)
+        else:
+            shared = copies.select(ids).unique()
+            others = [frame.join(shared, on=ids, how="anti", maintain_order="left")
+                      for frame in (batch.hands, batch.seats, batch.streets)]
+            self._accept(CanonicalBatch(others[0], others[1], others[2], batch.problems), runs)
+            rounds = copies.with_columns(
+                (pl.col("_order").rank("dense").over(ids) - 1).alias("_round"))
+            for _, copy_round in rounds.group_by("_round", maintain_order=True):
+                self._accept(self._parse_group(items, copy_round), runs)
+        for item in items:
+            item.run.end_offset = item.end_offset
+            item.run.digest = item.digest
+            item.run.dirty = True
+            if item.split.failure is None:
+                item.run.status = ImportStatus.COMPLETE
+            else:  # its hands before the damage are in; the damage is reported
+                self._fail(item.run, item.split.failure)
         self._report(None)
         if self.pending.hand_count >= self.commit_hands or self.pending.size >= COMMIT_BYTES:
             self._commit()
+
+    @staticmethod
+    def _parse_group(items: Sequence[_GroupedFile], only: pl.DataFrame | None = None
+                     ) -> CanonicalBatch:
+        """The hands of grouped files as one batch (each format parsed together); with
+        ``only`` (``source_file``, ``source_line`` rows), just those hands, and no
+        problems of the files' splitting (reported with the rest of the group)."""
+        splits: dict[str, tuple[FileGroupReader, list[SplitFile]]] = {}
+        for item in items:
+            split = item.split
+            if only is not None:
+                lines = only.filter(pl.col("source_file") == split.file)["source_line"]
+                if lines.is_empty():
+                    continue
+                split = dataclasses.replace(split, parts=[
+                    dataclasses.replace(part, frame=part.frame.filter(pl.col("line").is_in(
+                        lines.implode())), problems=part.problems.clear())
+                    for part in split.parts])
+            splits.setdefault(str(item.run.format), (item.reader, []))[1].append(split)
+        return CanonicalBatch.concat([reader.parse_files(files)
+                                      for reader, files in splits.values()])
 
     def _read(self, run: _FileRun, start: int, expected: str | None) -> None:
         """Read ``run``'s source from ``start``; ``expected``: the hash of the bytes before."""
@@ -1165,16 +1189,6 @@ class _Ingestion:
             bytes_total=self.bytes_total, hands_read=self.hands_read,
             hands_stored=self.hands_stored, seconds=time.perf_counter() - self.started,
             current=current))
-
-
-def _files_sharing_hands(hands: pl.DataFrame) -> set[str]:
-    """The files of a batch holding a hand (site, hand_id) that another file holds too."""
-    if hands.is_empty():
-        return set()
-    shared = (hands.group_by("site", "hand_id")
-              .agg(pl.col("source_file").unique())
-              .filter(pl.col("source_file").list.len() > 1))
-    return set(shared["source_file"].explode().to_list())
 
 
 def _run_named(runs: Mapping[str, _FileRun], name: str | None) -> _FileRun:
