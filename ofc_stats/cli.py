@@ -341,13 +341,15 @@ def bench_ingest(
     formats: Annotated[list[str] | None, typer.Option(
         "--format", "-f", help="Formats to measure, repeatable (default: all).")] = None,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    files: Annotated[int, typer.Option(
+        min=1, help="Spread the hands over this many files (sessions) in a folder.")] = 1,
     as_json: JsonOption = False,
 ) -> None:
     """Write hands in each format to a temporary folder, ingest them, report throughput."""
     from ofc_stats.ingest_bench import benchmark_ingest
 
     with reported_errors():
-        results = benchmark_ingest(hands, formats or None, seed)
+        results = benchmark_ingest(hands, formats or None, seed, files)
     if as_json:
         typer.echo(json.dumps([result.as_dict() for result in results], indent=2))
         return

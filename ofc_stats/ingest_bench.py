@@ -5,7 +5,9 @@ discard as a street action, some Fantasyland hands, like a room's history), writ
 them with each format's writer to a temporary folder, and ingests each file into a
 fresh warehouse in its own process, so that the peak memory it reports is the
 ingest's alone. It then ingests the same hands again under another file name (every
-hand a duplicate) to show what dedupe costs.
+hand a duplicate) to show what dedupe costs. With ``files`` > 1 the hands are spread
+over that many files in a folder (one per session, the way rooms export them), and
+the folder is ingested.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ class IngestBenchmark:
 
     format: str
     hands: int
+    files: int
     megabytes: float
     seconds: float
     hands_per_second: float
@@ -57,11 +60,14 @@ class IngestBenchmark:
     def report(self) -> str:
         """One paragraph of text."""
         return (
-            f"{self.format:6s} {self.hands:,} hands, {self.megabytes:,.1f} MB ingested in "
+            f"{self.format:6s} {self.hands:,} hands"
+            f"{f' in {self.files:,} files' if self.files > 1 else ''}, "
+            f"{self.megabytes:,.1f} MB ingested in "
             f"{self.seconds:.2f} s: {self.hands_per_second:,.0f} hands/s, "
             f"{self.megabytes_per_second:,.1f} MB/s, peak memory "
             f"{self.peak_memory_mb:,.0f} MiB\n"
-            f"       the reader alone: {self.reader_seconds:.2f} s "
+            f"       the reader alone{', file by file' if self.files > 1 else ''}: "
+            f"{self.reader_seconds:.2f} s "
             f"({self.reader_share:.0%} of the ingest); again as duplicates: "
             f"{self.duplicate_seconds:.2f} s, {self.duplicate_hands_per_second:,.0f} hands/s"
         )
@@ -80,6 +86,34 @@ def write_format(fmt: Format | str, path: Path, hands: int, seed: int = 0) -> in
     """Write ``hands`` synthetic hands to ``path`` in format ``fmt``; returns the count."""
     with open(path, "wb") as stream:
         return get_writer(fmt).write(sample_batches(hands, seed), stream)
+
+
+def write_files(fmt: Format | str, folder: Path, hands: int, files: int, seed: int = 0
+                ) -> int:
+    """Spread ``hands`` synthetic hands over ``files`` files in ``folder`` (distinct hand
+    ids); returns the count."""
+    folder.mkdir(parents=True, exist_ok=True)
+    writer = get_writer(fmt)
+    written = 0
+    for number in range(files):
+        count = hands // files + (1 if number < hands % files else 0)
+        if not count:
+            continue
+        batch = sample_hands(count, 3, seed=seed * 1_000_000 + number, site="bench")
+        with open(folder / f"session-{number:05d}.{SUFFIXES[Format(fmt)]}", "wb") as stream:
+            written += writer.write([batch], stream)
+    return written
+
+
+def _input_files(path: Path) -> list[Path]:
+    return sorted(path.iterdir()) if path.is_dir() else [path]
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir():
+        shutil.rmtree(path)
+    else:
+        path.unlink()
 
 
 def process_peak_mb() -> float:
@@ -103,21 +137,25 @@ def _ingest_child(path: str, warehouse: str, results: multiprocessing.Queue[obje
     first = ingest([path], warehouse)
     peak = process_peak_mb()
     duplicate = Path(path).with_name("again-" + Path(path).name)
-    shutil.copyfile(path, duplicate)
+    if Path(path).is_dir():
+        shutil.copytree(path, duplicate)
+    else:
+        shutil.copyfile(path, duplicate)
     again = ingest([duplicate], warehouse)
-    duplicate.unlink()
+    _remove(duplicate)
     started = time.perf_counter()
-    with open(path, "rb") as stream:
-        reader = get_reader(sniff(stream.read(SNIFF_BYTES), path))
-        stream.seek(0)
-        for _ in reader.read(stream, path, batch_hands=READ_BATCH_HANDS):
-            pass
+    for file in _input_files(Path(path)):  # one by one: what reading costs per file
+        with open(file, "rb") as stream:
+            reader = get_reader(sniff(stream.read(SNIFF_BYTES), str(file)))
+            stream.seek(0)
+            for _ in reader.read(stream, str(file), batch_hands=READ_BATCH_HANDS):
+                pass
     reader_seconds = time.perf_counter() - started
     results.put((first.as_dict(), again.as_dict(), peak, reader_seconds))
 
 
 def benchmark_ingest(hands: int = 200_000, formats: Sequence[str] | None = None,
-                     seed: int = 0) -> list[IngestBenchmark]:
+                     seed: int = 0, files: int = 1) -> list[IngestBenchmark]:
     """Measure ingest end to end (reading, dedupe, Parquet) for each format.
 
     Each format's file is ingested by a fresh process (``spawn``): first into an empty
@@ -130,10 +168,15 @@ def benchmark_ingest(hands: int = 200_000, formats: Sequence[str] | None = None,
     context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory(prefix="ofc-bench-ingest-") as folder:
         for fmt in chosen:
-            path = Path(folder) / f"bench-{fmt}.{SUFFIXES[fmt]}"
             started = time.perf_counter()
-            written = write_format(fmt, path, hands, seed)
+            if files > 1:
+                path = Path(folder) / f"bench-{fmt}"
+                written = write_files(fmt, path, hands, files, seed)
+            else:
+                path = Path(folder) / f"bench-{fmt}.{SUFFIXES[fmt]}"
+                written = write_format(fmt, path, hands, seed)
             write_seconds = time.perf_counter() - started
+            megabytes = sum(file.stat().st_size for file in _input_files(path)) / 1e6
             queue: multiprocessing.Queue[object] = context.Queue()
             child = context.Process(target=_ingest_child,
                                     args=(str(path), str(Path(folder) / f"wh-{fmt}"), queue))
@@ -142,11 +185,12 @@ def benchmark_ingest(hands: int = 200_000, formats: Sequence[str] | None = None,
                 tuple[dict[str, float], dict[str, float], float, float], queue.get())
             child.join()
             results.append(IngestBenchmark(
-                format=str(fmt), hands=written, megabytes=path.stat().st_size / 1e6,
+                format=str(fmt), hands=written, files=len(_input_files(path)),
+                megabytes=megabytes,
                 seconds=first["seconds"], hands_per_second=first["hands_per_second"],
                 megabytes_per_second=first["megabytes_per_second"], peak_memory_mb=peak,
                 duplicate_seconds=again["seconds"],
                 duplicate_hands_per_second=again["hands_per_second"],
                 reader_seconds=reader_seconds, write_seconds=write_seconds))
-            path.unlink()
+            _remove(path)
     return results

@@ -157,6 +157,19 @@ def test_bench_ingest_measures_each_format(tmp_path: Path) -> None:
     assert figures["duplicate_hands_per_second"] > 0
 
 
+def test_bench_ingest_measures_a_folder_of_small_files(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["bench", "ingest", "--hands", "200", "--files", "40",
+                                 "--format", "text", "--json"])
+    assert result.exit_code == 0, result.output
+    [figures] = json.loads(result.stdout)
+    assert (figures["format"], figures["hands"], figures["files"]) == ("text", 200, 40)
+    assert figures["hands_per_second"] > 0
+    assert figures["duplicate_hands_per_second"] > 0
+    plain = runner.invoke(app, ["bench", "ingest", "--hands", "30", "--files", "3",
+                                "--format", "jsonl"])
+    assert "30 hands in 3 files" in plain.stdout
+
+
 # -- real processes -----------------------------------------------------------------------
 
 
