@@ -131,8 +131,7 @@ def build_benchmark_warehouse(root: Path, player_hands: int, players: int = 3,
     the ``hands`` rows, as ingest does."""
     import polars as pl
 
-    from ofc_stats.canonical import CARD_COLUMNS, HANDS_SCHEMA, SEATS_SCHEMA, card_frame
-    from ofc_stats.cards import card_names_expr
+    from ofc_stats.canonical import HANDS_SCHEMA, SEATS_SCHEMA, card_frame, row_text_exprs
     from ofc_stats.warehouse import PendingFile, Warehouse
 
     warehouse = Warehouse.open(root, create=True)
@@ -158,12 +157,7 @@ def build_benchmark_warehouse(root: Path, player_hands: int, players: int = 3,
                           % max(player_pool, players)).alias("player"),
                 pl.lit(False).alias("in_fantasyland"),
             )
-            names = [card_names_expr(pl.col(name)) for name in CARD_COLUMNS]
-            seats = seats.with_columns(
-                pl.concat_str(names[0:3], separator=" ").alias("top"),
-                pl.concat_str(names[3:8], separator=" ").alias("middle"),
-                pl.concat_str(names[8:13], separator=" ").alias("bottom"),
-            )
+            seats = seats.with_columns(row_text_exprs())
             seats = seats.select(
                 [pl.col(name).cast(dtype) if name in seats.columns
                  else pl.lit(None, dtype).alias(name) for name, dtype in SEATS_SCHEMA.items()])

@@ -153,6 +153,14 @@ def board_codes(seats: pl.DataFrame) -> np.ndarray:
                     ).astype(np.int8, copy=False)
 
 
+def row_text_exprs() -> list[pl.Expr]:
+    """Each row's cards as text (``"Ah Kd Qs"``, empty slots left out) from the
+    ``CARD_COLUMNS``, named ``top``, ``middle``, ``bottom``."""
+    names = [card_names_expr(pl.col(name)) for name in CARD_COLUMNS]
+    return [pl.concat_str(names[start:start + size], separator=" ", ignore_nulls=True)
+            .alias(row.value) for row, (start, size) in ROW_SLOTS.items()]
+
+
 def board_list_expr() -> pl.Expr:
     """The final board's 13 codes as one list per seat (top, middle, bottom)."""
     return pl.concat_list(CARD_COLUMNS)
@@ -467,17 +475,10 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
     keys = hands.select("record", pl.col("site").cast(pl.String),
                         pl.col("hand_id").cast(pl.String), pl.col("_variant").alias("variant"),
                         pl.col("table").cast(pl.String), pl.col("_started_at").alias("started_at"))
-    text = pl.DataFrame({f"c{i}": cards[:, i] for i in range(13)}).select(
-        *(card_names_expr(pl.col(f"c{i}")).alias(f"c{i}") for i in range(13)))
-
-    def row_text(start: int, size: int) -> pl.Expr:
-        return pl.concat_str([pl.col(f"c{i}") for i in range(start, start + size)],
-                             separator=" ", ignore_nulls=True)
-
+    codes = card_frame(cards)
     seats_out = (
-        pl.concat([seats, text.select(*(row_text(start, size).alias(f"_{row.value}")
-                                        for row, (start, size) in ROW_SLOTS.items())),
-                   card_frame(cards)], how="horizontal")
+        pl.concat([seats, codes.select(row_text_exprs()).select(pl.all().name.prefix("_")),
+                   codes], how="horizontal")
         .drop("site", "hand_id", "variant", "table", "started_at", strict=False)
         # Seats stay listed hand by hand, in the hands' order: ingest tells copies of
         # a hand in one batch apart by that position (they share site and hand_id).

@@ -507,8 +507,7 @@ class _GroupedFile:
     run: _FileRun
     reader: FileGroupReader
     split: SplitFile
-    end_offset: int  # where the run ends once its hands are accepted
-    digest: str | None
+    digest: str | None  # of its bytes up to the end of its last complete hand
 
 
 @dataclass(frozen=True)
@@ -771,7 +770,7 @@ class _Ingestion:
         if split.hands > self.batch_hands:  # more than a batch: read it in batches
             self.counter.count = counted
             return False
-        self.group.append(_GroupedFile(run, reader, split, end_offset, digest))
+        self.group.append(_GroupedFile(run, reader, split, digest))
         self.group_hands += split.hands
         self.group_bytes += end_offset
         if self.group_hands >= self.batch_hands or self.group_bytes >= GROUP_BYTES:
@@ -819,7 +818,7 @@ class _Ingestion:
             for _, copy_round in rounds.group_by("_round", maintain_order=True):
                 self._accept(self._parse_group(items, copy_round), runs)
         for item in items:
-            item.run.end_offset = item.end_offset
+            item.run.end_offset = item.split.end_offset or 0
             item.run.digest = item.digest
             item.run.dirty = True
             if item.split.failure is None:
@@ -827,8 +826,7 @@ class _Ingestion:
             else:  # its hands before the damage are in; the damage is reported
                 self._fail(item.run, item.split.failure)
         self._report(None)
-        if self.pending.hand_count >= self.commit_hands or self.pending.size >= COMMIT_BYTES:
-            self._commit()
+        self._commit_if_due()
 
     @staticmethod
     def _parse_group(items: Sequence[_GroupedFile], only: pl.DataFrame | None = None
@@ -880,9 +878,7 @@ class _Ingestion:
                     run.digest = stream.digest()
                     run.dirty = True
                     self._report(run.source.name)
-                    if (self.pending.hand_count >= self.commit_hands
-                            or self.pending.size >= COMMIT_BYTES):
-                        self._commit()
+                    self._commit_if_due()
             finally:
                 if isinstance(batches, Generator):
                     batches.close()
@@ -1114,6 +1110,11 @@ class _Ingestion:
         )
 
     # -- commits --------------------------------------------------------------------
+
+    def _commit_if_due(self) -> None:
+        """Commit once enough hands or bytes are pending."""
+        if self.pending.hand_count >= self.commit_hands or self.pending.size >= COMMIT_BYTES:
+            self._commit()
 
     def _commit(self) -> None:
         """Commit the pending frames and the manifest rows of every file touched.

@@ -146,6 +146,11 @@ class PendingFile:
     frame: pl.DataFrame
     partition: str | None = None
 
+    def write(self, path: Path) -> None:
+        """Write the frame to ``path`` as a file of its table."""
+        atomic_write_parquet(self.frame, path,
+                             range_statistics=self.table not in WITHOUT_RANGE_STATISTICS)
+
 
 @dataclass(frozen=True)
 class StagedFile:
@@ -318,8 +323,7 @@ class Warehouse:
         if pending.frame.is_empty():
             return None
         path = self.new_path(pending.table, pending.partition)
-        atomic_write_parquet(pending.frame, path, range_statistics=pending.table
-                             not in WITHOUT_RANGE_STATISTICS)
+        pending.write(path)
         return StagedFile(pending.table, path.relative_to(self.root).as_posix(),
                           pending.partition, pending.frame.height)
 
@@ -346,8 +350,7 @@ class Warehouse:
                 folder = folder / partition_folder(pending.partition)
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"{commit_id:09d}-{token}-{number:04d}.parquet"
-            atomic_write_parquet(pending.frame, path, range_statistics=pending.table
-                             not in WITHOUT_RANGE_STATISTICS)
+            pending.write(path)
             added.append({"table": pending.table, "partition": pending.partition,
                           "path": path.relative_to(self.root).as_posix(),
                           "rows": pending.frame.height})

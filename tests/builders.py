@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ofc_stats.canonical import CanonicalBatch, normalise
+from ofc_stats.canonical import CARD_COLUMNS, CanonicalBatch, normalise
 from ofc_stats.warehouse import PendingFile, Warehouse
 
 START = dt.datetime(2026, 3, 1, 20, 0, tzinfo=dt.UTC)
@@ -71,6 +71,18 @@ def store(root: Path, *batches_of_hands: Sequence[Hand]) -> Warehouse:
                               PendingFile("seats", batch.seats),
                               PendingFile("streets", batch.streets)], action="ingest")
     return warehouse
+
+
+def to_nested_board_layout(warehouse: Warehouse) -> None:
+    """Rewrite the seats files as an earlier ofc-stats wrote them: the board's 13 codes
+    as one Int8[13] column ``cards`` (commit action "old layout")."""
+    with warehouse.writing():
+        files = warehouse.state().table_files("seats")
+        warehouse.commit([PendingFile("seats", pl.read_parquet(warehouse.root / f.path)
+                                      .with_columns(pl.concat_list(CARD_COLUMNS)
+                                                    .list.to_array(13).alias("cards"))
+                                      .drop(CARD_COLUMNS)) for f in files],
+                         [f.path for f in files], action="old layout")
 
 
 # Boards for two seats that never share a card: seat 1 draws from spades, hearts and

@@ -917,18 +917,11 @@ def test_a_small_damaged_archive_keeps_every_hand_before_the_damage(
 def test_an_upgrade_with_nothing_new_still_refreshes_the_duckdb_file(tmp_path: Path) -> None:
     import duckdb
 
-    from ofc_stats.canonical import CARD_COLUMNS
+    from tests.builders import to_nested_board_layout
 
     path = write_hands(tmp_path / "a.jsonl", sample_hands(20, 3, seed=3))
     ingest([path], tmp_path / "wh")
-    warehouse = Warehouse.open(tmp_path / "wh")
-    with warehouse.writing():  # the seats layout before board columns
-        old_files = warehouse.state().table_files("seats")
-        warehouse.commit([PendingFile("seats", pl.read_parquet(tmp_path / "wh" / f.path)
-                                      .with_columns(pl.concat_list(CARD_COLUMNS)
-                                                    .list.to_array(13).alias("cards"))
-                                      .drop(CARD_COLUMNS)) for f in old_files],
-                         [f.path for f in old_files], action="old layout")
+    to_nested_board_layout(Warehouse.open(tmp_path / "wh"))
     assert ingest([path], tmp_path / "wh").commits == 0  # nothing new; seats rewritten
     ingest([path], tmp_path / "wh")  # the next writer deletes the old files
     with duckdb.connect(str(tmp_path / "wh" / "ofc.duckdb"), read_only=True) as connection:

@@ -20,6 +20,7 @@ from tests.builders import (
     Hand,
     Seat,
     store,
+    to_nested_board_layout,
 )
 
 BOARDS_1 = [ENTRY_QQ, ENTRY_KK, TRIPS_TOP, NOTHING_1, FOULED_1]
@@ -178,21 +179,14 @@ def test_seats_of_a_hand_are_brought_together_if_a_file_has_them_apart() -> None
 
 
 def test_seats_written_with_the_nested_board_column_are_upgraded_once(tmp_path: Path) -> None:
-    from ofc_stats.canonical import CARD_COLUMNS, SEATS_SCHEMA
+    from ofc_stats.canonical import SEATS_SCHEMA
     from ofc_stats.upgrade import upgrade_warehouse
-    from ofc_stats.warehouse import PendingFile
 
     warehouse = store(tmp_path, sample_hands(6), sample_hands(4, start=6))
     current = warehouse.scan("seats").collect().sort("hand_id", "seat")
     score_warehouse(warehouse)
     scored = warehouse.scan("player_hands", DEFAULT_SCORING).collect().sort("hand_id", "seat")
-    # The layout before board columns: the 13 codes as one Int8[13] column "cards".
-    with warehouse.writing():
-        old_files = warehouse.state().table_files("seats")
-        old = [pl.read_parquet(tmp_path / f.path) for f in old_files]
-        warehouse.commit([PendingFile("seats", frame.with_columns(
-            pl.concat_list(CARD_COLUMNS).list.to_array(13).alias("cards")).drop(CARD_COLUMNS))
-            for frame in old], [f.path for f in old_files], action="old layout")
+    to_nested_board_layout(warehouse)
     assert all("cards" in pl.read_parquet_schema(path) for path in warehouse.files("seats"))
 
     summary = score_warehouse(warehouse, rescore=True)

@@ -18,6 +18,7 @@ from ofc_stats.canonical import (
     CanonicalBatch,
     card_frame,
     content_hash,
+    row_text_exprs,
 )
 from ofc_stats.cards import card_names_expr
 from ofc_stats.rules import Variant
@@ -81,11 +82,6 @@ def hand_times(group: GroupResult, start: datetime, rng: np.random.Generator) ->
                       sequence.astype(np.int64))
 
 
-def _row_text(first: int, size: int) -> pl.Expr:
-    return pl.concat_str([pl.col(f"c{i}") for i in range(first, first + size)], separator=" ",
-                         ignore_nulls=True)
-
-
 def canonical_batches(group: GroupResult, times: TimedHands, keep: npt.NDArray[np.bool_],
                       reported_points: npt.NDArray[np.int32], plans: list[TablePlan],
                       pool: PlayerPool, site: str, currency: str, utc_offset_minutes: int,
@@ -133,9 +129,8 @@ def _batch(group: GroupResult, times: TimedHands, hands: I64, board_starts: I64,
         "source_line": pl.repeat(None, len(hands), dtype=pl.Int64, eager=True),
     })
 
-    board_cards = group.boards[boards]
-    slots = pl.DataFrame({f"c{i}": board_cards[:, i] for i in range(13)}).select(
-        card_names_expr(pl.col(f"c{i}")).alias(f"c{i}") for i in range(13))
+    board_codes = card_frame(group.boards[boards])
+    board_text = board_codes.select(row_text_exprs())
     discard_codes = np.where(group.rows[boards] == DISCARD, group.dealt[boards], np.int8(-1))
     # Discards in dealt order, packed to the left: at most four per board.
     order = np.argsort(discard_codes < 0, axis=1, kind="stable")[:, :4]
@@ -153,15 +148,15 @@ def _batch(group: GroupResult, times: TimedHands, hands: I64, board_starts: I64,
         "player": pl.Series(pool.names).gather(pl.Series(group.player[boards])),
         "in_fantasyland": group.in_fl[boards],
         "fl_cards": pl.Series(group.fl_cards[boards]).replace(-1, None),
-        "top": slots.select(_row_text(0, 3)).to_series(),
-        "middle": slots.select(_row_text(3, 5)).to_series(),
-        "bottom": slots.select(_row_text(8, 5)).to_series(),
+        "top": board_text["top"],
+        "middle": board_text["middle"],
+        "bottom": board_text["bottom"],
         "discards": discard_text.to_series(),
         "reported_points": reported_points[boards],
         "reported_royalties": group.royalties[boards],
         "starting_stack": pl.repeat(None, len(boards), dtype=pl.String, eager=True),
         "collected": pl.repeat(None, len(boards), dtype=pl.String, eager=True),
-    }).hstack(card_frame(board_cards))
+    }).hstack(board_codes)
     streets_frame = _streets(group, boards, board_record, hand_id_of_board, site, variant)
     hands_frame = hands_frame.with_columns(
         content_hash(hands_frame, seats_frame).alias("content_hash"))
