@@ -841,10 +841,8 @@ class _Ingestion:
                 lines = only.filter(pl.col("source_file") == split.file)["source_line"]
                 if lines.is_empty():
                     continue
-                split = dataclasses.replace(split, parts=[
-                    dataclasses.replace(part, frame=part.frame.filter(pl.col("line").is_in(
-                        lines.implode())), problems=part.problems.clear())
-                    for part in split.parts])
+                split = dataclasses.replace(split, parts=[part.only(lines)
+                                                          for part in split.parts])
             splits.setdefault(str(item.run.format), (item.reader, []))[1].append(split)
         return CanonicalBatch.concat([reader.parse_files(files)
                                       for reader, files in splits.values()])

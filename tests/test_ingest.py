@@ -794,7 +794,7 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
         "corrupt-card=3,broken-line=3,truncated=2,duplicate-in-file=2,"
         "duplicate-across-files=3,mis-scored=2"))
     folder = tmp_path / "in"
-    written = write_simulation(config, folder, [Format.JSONL, Format.TEXT])
+    written = write_simulation(config, folder, list(Format))
     (folder / "copy.jsonl").write_bytes((folder / written.files[0]).read_bytes())
     (folder / "packed.jsonl.gz").write_bytes(
         gzip.compress(lines(hand("packed-1"), hand("packed-2"))))
@@ -822,15 +822,51 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
     text = write_hands(tmp_path / "t.txt", sample_hands(3, 2, seed=24, site="garbled"),
                        Format.TEXT).read_text().split("\n")
     (folder / "x" / "garbled.txt").write_text("\n".join([*text[:30], "GARBAGE LINE", *text[30:]]))
-    files = len(written.files) + 2 + 4 + 6
+    # Sheets: each file read by its own header (order, separator, width), a sheet
+    # without the required columns, a hand whose rows are split within its file, a row
+    # wider than its header, and a hand copied into a second sheet.
+    sheet = [
+        "Player;Hand ID;Time;Top;Middle;Bottom;Points",
+        "ivey;s-1;2026-03-01 20:00;Ah Ad 2c;Kh Kd Ks 2d 3d;Qh Qd Qs Qc 4d;6",
+        "phil;s-1;2026-03-01 20:00;3c 4c 5c;6h 7h 8h 9s Jd;Tc Td Th 2h 2s;-6",
+        "ivey;s-2;2026-03-01 20:01;Ah Ad 2c;Kh Kd Ks 2d 3d;Qh Qd Qs Qc 4d;0",
+        "phil;s-3;2026-03-01 20:02;3c 4c 5c;6h 7h 8h 9s Jd;Tc Td Th 2h 2s;0",
+        "ivey;s-3;2026-03-01 20:02;Ah Ad 2c;Kh Kd Ks 2d 3d;Qh Qd Qs Qc 4d;0",
+        "phil;s-2;2026-03-01 20:01;3c 4c 5c;6h 7h 8h 9s Jd;Tc Td Th 2h 2s;0",
+        "ivey;s-4;2026-03-01 20:03;Ah Ad 2c;Kh Kd Ks 2d 3d;Qh Qd Qs Qc 4d;0;extra",
+        "phil;s-4;2026-03-01 20:03;3c 4c 5c;6h 7h 8h 9s Jd;Tc Td Th 2h 2s;0",
+    ]
+    (folder / "x" / "sheet-a.csv").write_text("\n".join(sheet) + "\n")
+    (folder / "x" / "sheet-b.csv").write_text(
+        "top,bottom,middle,started_at,hand_id,player\n"
+        "Ah Ad 2c,Qh Qd Qs Qc 4d,Kh Kd Ks 2d 3d,2026-03-01 20:00,s-1,ivey\n"
+        "3c 4c 5c,Tc Td Th 2h 2s,6h 7h 8h 9s Jd,2026-03-01 20:00,s-1,phil\n"
+        "Ah Ad 2c,Qh Qd Qs Qc 4d,Kh Kd Ks 2d 3d,2026-03-01 20:05,s-5,ivey\n"
+        "3c 4c 5c,Tc Td Th 2h 2s,6h 7h 8h 9s Jd,2026-03-01 20:05,s-5,phil\n")
+    (folder / "x" / "sheet-c.csv").write_text(
+        "hand_id,started_at,player,top,middle,bottom\n"
+        "s-6,2026-03-01 20:06,ivey,Ah Ad 2c,Kh Kd Ks 2d 3d,Qh Qd Qs Qc 4d\n"
+        "s-6,2026-03-01 20:06,phil,3c 4c 5c,6h 7h 8h 9s Jd,Tc Td Th 2h 2s\n")
+    (folder / "x" / "no-cards.csv").write_text(
+        "hand_id,started_at,player,notes\ns-9,2026-03-01 20:09,ivey,lost the sheet\n")
+    # fpdb exports as a pretty list, a list on one line (hands told by byte offset)
+    # and one object, beside the JSON Lines the simulator writes.
+    from tests.test_formats_fpdb import hand as fpdb_hand
 
-    groups: list[int] = []
-    for fmt in (Format.JSONL, Format.TEXT):
+    (folder / "x" / "fpdb-list.json").write_text(
+        json.dumps([fpdb_hand("f-1"), fpdb_hand("f-2")], indent=2))
+    (folder / "x" / "fpdb-line.json").write_text(
+        json.dumps([fpdb_hand("f-3"), fpdb_hand("f-4", timestamp="yesterday")]))
+    (folder / "x" / "fpdb-one.json").write_text(json.dumps(fpdb_hand("f-5"), indent=1))
+    files = len(written.files) + 2 + 4 + 6 + 4 + 3
+
+    groups: dict[str, list[int]] = {}
+    for fmt in Format:
         reader_class = type(get_reader(fmt))
         parse_files = reader_class.parse_files
 
-        def counted(self: object, files: list[object], real: Any = parse_files) -> object:
-            groups.append(len(files))
+        def counted(self: Any, files: list[object], real: Any = parse_files) -> object:
+            groups.setdefault(self.format, []).append(len(files))
             return real(self, files)
 
         monkeypatch.setattr(reader_class, "parse_files", counted)
@@ -843,7 +879,8 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
 
     monkeypatch.setattr(ingest_module._Ingestion, "_read", counted_read)
     grouped = ingest([folder], tmp_path / "grouped")
-    assert max(groups) > files / 3  # files are parsed together, and none is read
+    # Each format's files are parsed together, and none is read alone.
+    assert {fmt: max(sizes) > 5 for fmt, sizes in groups.items()} == dict.fromkeys(Format, True)
     assert alone_reads == []  # again alone (copies across files are parsed in rounds)
     monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)  # every file alone
     alone = ingest([folder], tmp_path / "alone")
@@ -869,8 +906,39 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
     [garbled] = table(tmp_path / "grouped", "rejects").filter(
         pl.col("file").str.ends_with("garbled.txt")).rows(named=True)
     assert garbled["reason"].startswith("line 31: cannot read 'GARBAGE LINE'")
+    sheets = table(tmp_path / "grouped", "rejects").filter(
+        pl.col("file").str.contains("/x/(sheet|no-cards)")).sort("file", "line")
+    # A sheet without the card columns is not read as one; a hand whose rows are split
+    # is set aside (its first run, alone, is one player short), and so is a row wider
+    # than its header: each with its own file and line.
+    assert sheets.select(pl.col("file").str.extract(r"([a-z-]+)\.csv$"), "line",
+                         "hand_id", "kind", "reason").rows() == [
+        ("no-cards", None, None, "format", sheets["reason"][0]),
+        ("sheet-a", 4, "s-2", "players", "1 players in a pineapple hand (allowed 2-3)"),
+        ("sheet-a", 7, "s-2", "syntax", "this hand's rows continue after other hands' rows "
+         "(a hand's rows must be together)"),
+        ("sheet-a", 8, "s-4", "syntax", "line 8: 8 fields but the header has 7"),
+    ]
+    sheet_hands = hands.filter(pl.col("source_file").str.contains("/x/sheet")).sort("hand_id")
+    assert sheet_hands.select(pl.col("source_file").str.extract(r"([a-z-]+)\.csv$"),
+                              "hand_id", "source_line").rows() == [
+        ("sheet-a", "s-1", 2), ("sheet-a", "s-3", 5), ("sheet-b", "s-5", 4),
+        ("sheet-c", "s-6", 2)]
+    fpdb_hands = hands.filter(pl.col("source_file").str.contains("/x/fpdb")).sort("hand_id")
+    assert fpdb_hands.select(pl.col("source_file").str.extract(r"(fpdb-[a-z]+)\.json$"),
+                             "hand_id", "source_line").rows() == [
+        ("fpdb-list", "f-1", 2), ("fpdb-list", "f-2", 120), ("fpdb-line", "f-3", 1),
+        ("fpdb-one", "f-5", 1)]
+    [bad_time] = table(tmp_path / "grouped", "rejects").filter(
+        pl.col("hand_id") == "f-4").rows(named=True)
+    line_list = (folder / "x" / "fpdb-line.json").read_text()
+    assert (bad_time["file"].endswith("fpdb-line.json"), bad_time["kind"],
+            bad_time["line"]) == (True, "timestamp", line_list.index('{"site"', 2))
+    # s-1 in sheet-b is the same hand, its columns in another order: a duplicate.
+    assert table(tmp_path / "grouped", "rejects").filter(
+        pl.col("hand_id") == "s-1").is_empty()
     imports = table(tmp_path / "grouped", "imports")
-    assert imports.filter(pl.col("hands_read") > 0)["file"].n_unique() == grouped.files_read
+    assert imports["file"].n_unique() == grouped.files_read  # a manifest row each
     assert_consistent(tmp_path / "grouped")
     # A file grows: only its new hand is read, from where the grouped import ended.
     clean = imports.filter((pl.col("rejected") == 0) & pl.col("file").str.ends_with(".jsonl")

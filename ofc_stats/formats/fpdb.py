@@ -30,7 +30,7 @@ DuckDB's JSON reader as in :mod:`ofc_stats.formats.jsonl`.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
 import numpy as np
@@ -44,14 +44,17 @@ from ofc_stats.formats.jsonl import decode_json, syntax_errors
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
+    SplitFile,
     Units,
     empty_problems,
     first_error,
     parse_bool,
+    parse_files,
     parse_int,
     problem_rows,
     read_batches,
     set_aside,
+    split_file,
     street_actions,
     with_card_lists,
     with_errors,
@@ -330,6 +333,23 @@ class FpdbReader:
             parser.depth = parser.level
         try:
             yield from read_batches(source, parser, file, batch_hands)
+        finally:
+            parser.connection.close()
+
+    def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
+        """Every hand of a whole (small) file, cut out (by its own layout) but not parsed."""
+        source = ByteSource(stream, 0, self.chunk_bytes, whole_lines=False)
+        parser = FpdbParser(file, source.file_head)
+        try:
+            return split_file(source, parser, file)
+        finally:
+            parser.connection.close()
+
+    def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
+        """The hands of several split files, parsed as one batch."""
+        parser = FpdbParser("", b"")
+        try:
+            return parse_files(files, parser)
         finally:
             parser.connection.close()
 

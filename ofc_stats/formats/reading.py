@@ -69,6 +69,17 @@ class Units:
         """Hands and stretches split off."""
         return self.hands + self.problems.height
 
+    def only(self, lines: pl.Series) -> Units:
+        """Just the hands starting at ``lines``, without the problems."""
+        if self.units is None:
+            return dataclasses.replace(self, frame=self.frame.filter(
+                pl.col("line").is_in(lines.implode())), problems=self.problems.clear())
+        # A hand of several rows (a CSV hand) starts at its first row's line.
+        kept = self.frame.filter(pl.col("line").min().over("unit").is_in(lines.implode()))
+        return dataclasses.replace(
+            self, frame=kept.with_columns(pl.col("unit").rank("dense").cast(pl.Int64) - 1),
+            problems=self.problems.clear(), units=kept["unit"].n_unique())
+
 
 @dataclass(frozen=True)
 class RawHands:
@@ -234,9 +245,13 @@ def problem_rows(file: str, line: pl.Series | Sequence[int] | Positions, kind: s
     }, schema=PROBLEMS_SCHEMA)
 
 
+_NO_PROBLEMS = PROBLEMS_SCHEMA.to_frame()
+
+
 def empty_problems() -> pl.DataFrame:
     """No problems, in ``PROBLEMS_SCHEMA``."""
-    return PROBLEMS_SCHEMA.to_frame()
+    # Built from the schema each time it cost 0.1 ms, and a small file asks several times.
+    return _NO_PROBLEMS.clear()
 
 
 def containing_unit(starts: Positions, positions: Positions) -> Positions:
