@@ -61,15 +61,17 @@ DEFAULT_BREAK_MINUTES = 60
 DUCKDB_MEMORY_LIMIT = "400MB"
 
 TRANSITIONS_SQL = """
-WITH ph AS NOT MATERIALIZED (  -- re-read per use: Parquet scans filter and project
-    SELECT site, hand_id, "table", started_at, player, in_fantasyland, fl_cards,
-           fl_qualifies_entry, fl_entry_cards, fl_qualifies_stay, fl_stay_cards,
-           -- what this board earns for the table's next hand
-           CASE WHEN in_fantasyland THEN fl_qualifies_stay ELSE fl_qualifies_entry END
-               AS due_next,
-           CASE WHEN in_fantasyland THEN fl_stay_cards ELSE fl_entry_cards END AS due_cards
+WITH marked AS MATERIALIZED (
+    -- the hands with a board in Fantasyland or earning it (a first pass over few columns)
+    SELECT site, hand_id, bool_or(in_fantasyland) AS in_fl,
+           bool_or(CASE WHEN in_fantasyland THEN fl_qualifies_stay
+                        ELSE fl_qualifies_entry END) AS earning
     FROM read_parquet({files})
+    WHERE in_fantasyland OR fl_qualifies_entry OR fl_qualifies_stay
+    GROUP BY site, hand_id
 ),
+fl_hands AS (SELECT site, hand_id FROM marked WHERE in_fl),
+earning_hands AS (SELECT site, hand_id FROM marked WHERE earning),
 hands AS MATERIALIZED (  -- one row per hand: {hands_source}
     SELECT site, "table", hand_id, started_at,
            try_cast(regexp_extract(hand_id, '(\\d+)$', 1) AS BIGINT) AS number
@@ -87,8 +89,6 @@ numbering AS (
     SELECT site, "table", median(number - prev_number) = 1 AS one_by_one
     FROM sequence WHERE prev_number IS NOT NULL GROUP BY site, "table"
 ),
-fl_hands AS MATERIALIZED (SELECT DISTINCT site, hand_id FROM ph WHERE in_fantasyland),
-earning_hands AS MATERIALIZED (SELECT DISTINCT site, hand_id FROM ph WHERE due_next),
 links AS MATERIALIZED (
     -- how each hand follows the table's previous one: only where it matters (a hand
     -- with a board in Fantasyland, the hand after one earning it, a gap), so that the
@@ -108,6 +108,22 @@ links AS MATERIALIZED (
        OR EXISTS (SELECT 1 FROM fl_hands f WHERE f.site = s.site AND f.hand_id = s.hand_id)
        OR EXISTS (SELECT 1 FROM earning_hands e
                   WHERE e.site = s.site AND e.hand_id = s.prev_hand_id)
+),
+ph AS MATERIALIZED (
+    -- every board of the hands on either side of a link: all the checks below read
+    -- (a second pass, keeping few rows)
+    SELECT p.site, p.hand_id, p."table", p.started_at, p.player, p.in_fantasyland,
+           p.fl_cards, p.fl_qualifies_entry, p.fl_entry_cards, p.fl_qualifies_stay,
+           p.fl_stay_cards,
+           -- what this board earns for the table's next hand
+           CASE WHEN p.in_fantasyland THEN p.fl_qualifies_stay ELSE p.fl_qualifies_entry END
+               AS due_next,
+           CASE WHEN p.in_fantasyland THEN p.fl_stay_cards ELSE p.fl_entry_cards END
+               AS due_cards
+    FROM read_parquet({files}) p
+    SEMI JOIN (SELECT site, hand_id FROM links
+               UNION SELECT site, prev_hand_id FROM links WHERE prev_hand_id IS NOT NULL) n
+        ON p.site = n.site AND p.hand_id = n.hand_id
 ),
 earning AS (  -- boards earning Fantasyland for the next hand, with that hand
     SELECT p.*, l.hand_id AS later_hand_id, l.started_at AS later_started_at, l.link
