@@ -11,6 +11,8 @@ from collections.abc import Iterable
 
 import polars as pl
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from ofc_stats.canonical import PROBLEM_KINDS, PROBLEMS_SCHEMA, CanonicalBatch
@@ -22,6 +24,7 @@ from ofc_stats.formats import (
     get_reader,
     get_writer,
 )
+from ofc_stats.formats.reading import parse_int, parse_int_in
 from ofc_stats.formats.samples import sample_hands
 
 # What each format cannot carry, left out of its round-trip comparison.
@@ -189,3 +192,17 @@ def test_registry_knows_every_format() -> None:
         assert get_writer(fmt.value).format is fmt
     with pytest.raises(UnknownFormatError, match="unknown format 'xml'"):
         get_reader("xml")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.one_of(st.none(), st.sampled_from(
+    ["4", "+4", " 4", "4.0", "04", "-3", "", "4.5", "x", "1e3", "+", "12 "]),
+    st.integers(-10**6, 10**6).map(str)), max_size=12))
+def test_the_plain_cast_shortcut_reads_integers_as_the_lenient_parse_does(
+        texts: list[str | None]) -> None:
+    frame = pl.DataFrame({"n": texts}, schema={"n": pl.String})
+    lenient = frame.select(*(expr.alias(name) for expr, name in zip(
+        parse_int("n"), ("value", "error"), strict=True)))
+    shortcut = frame.select(*(expr.alias(name) for expr, name in zip(
+        parse_int_in(frame, "n"), ("value", "error"), strict=True)))
+    assert_frame_equal(shortcut, lenient)

@@ -40,6 +40,7 @@ from ofc_stats.formats.reading import (
     parse_bool,
     parse_files,
     parse_int,
+    parse_int_in,
     problem_rows,
     read_batches,
     split_file,
@@ -255,10 +256,10 @@ class CsvParser:
         return RawHands(with_errors(hands, errors), seats, None, empty_problems())
 
     def _seats(self, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-        seat, seat_error = parse_int("seat")
-        fl_cards, fl_error = parse_int("fl_cards")
-        points, points_error = parse_int("points")
-        royalties, royalties_error = parse_int("royalties")
+        seat, seat_error = parse_int_in(rows, "seat")
+        fl_cards, fl_error = parse_int_in(rows, "fl_cards")
+        points, points_error = parse_int_in(rows, "points")
+        royalties, royalties_error = parse_int_in(rows, "royalties")
         in_fl, in_fl_error = parse_bool("fantasyland")
         seats = rows.select(
             "record",

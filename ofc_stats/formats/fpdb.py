@@ -50,7 +50,7 @@ from ofc_stats.formats.reading import (
     first_error,
     parse_bool,
     parse_files,
-    parse_int,
+    parse_int_in,
     problem_rows,
     read_batches,
     set_aside,
@@ -255,10 +255,10 @@ def _raw_seats(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
                .unnest("players"))
     players = with_card_lists(players, [*(row.value for row in Row), "discards"])
     active, active_error = parse_bool("active")
-    seat, seat_error = parse_int("seat_idx")
-    points, points_error = parse_int("points")
-    royalties, royalties_error = parse_int("royalties")
-    fl_cards, fl_error = parse_int("fl_cards")
+    seat, seat_error = parse_int_in(players, "seat_idx")
+    points, points_error = parse_int_in(players, "points")
+    royalties, royalties_error = parse_int_in(players, "royalties")
+    fl_cards, fl_error = parse_int_in(players, "fl_cards")
     in_fl, in_fl_error = parse_bool("in_fantasyland")
     playing = players.filter(active.fill_null(True) | active_error.is_not_null())
     seats = playing.select(
@@ -283,7 +283,7 @@ def _raw_streets(frame: pl.DataFrame, seats: pl.DataFrame
               .unnest("rounds"))
     if rounds.is_empty():
         return None, pl.DataFrame(schema={"record": pl.Int64, "error": pl.String})
-    number, number_error = parse_int("round")
+    number, number_error = parse_int_in(rounds, "round")
     # fpdb may count rounds from 0; streets count from 1.
     first = number.min().over("record")
     entries = rounds.select(

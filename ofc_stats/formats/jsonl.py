@@ -33,6 +33,7 @@ from ofc_stats.formats.reading import (
     parse_bool,
     parse_files,
     parse_int,
+    parse_int_in,
     problem_rows,
     read_batches,
     set_aside,
@@ -228,10 +229,10 @@ def _raw_seats(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
                .explode("players").filter(pl.col("players").is_not_null())
                .unnest("players"))
     players = with_card_lists(players, [*(row.value for row in Row), "discards"])
-    seat, seat_error = parse_int("seat")
-    fl_cards, fl_cards_error = parse_int("fl_cards")
-    points, points_error = parse_int("reported_points")
-    royalties, royalties_error = parse_int("reported_royalties")
+    seat, seat_error = parse_int_in(players, "seat")
+    fl_cards, fl_cards_error = parse_int_in(players, "fl_cards")
+    points, points_error = parse_int_in(players, "reported_points")
+    royalties, royalties_error = parse_int_in(players, "reported_royalties")
     in_fl, in_fl_error = parse_bool("in_fantasyland")
     where = pl.format("seat {}: ", pl.col("seat").fill_null("?"))
     missing = [pl.when(pl.col(row.value).is_null()).then(pl.lit(f"missing {row.value}"))

@@ -335,6 +335,19 @@ def parse_int(column: str, name: str | None = None) -> tuple[pl.Expr, pl.Expr]:
     return value, error
 
 
+def parse_int_in(frame: pl.DataFrame, column: str, name: str | None = None
+                 ) -> tuple[pl.Expr, pl.Expr]:
+    """:func:`parse_int` for ``frame``'s column, or a plain cast where it is enough.
+
+    The lenient reading's string steps cost 0.2 s per million values, and nearly
+    every value is a plain integer: the cast gives the same value for those.
+    """
+    plain = pl.col(column).cast(pl.Int64, strict=False)
+    if not frame.select((plain.is_null() & pl.col(column).is_not_null()).any()).item():
+        return plain, pl.lit(None, pl.String)
+    return parse_int(column, name)
+
+
 def parse_bool(column: str, name: str | None = None) -> tuple[pl.Expr, pl.Expr]:
     """(value, error) for a text column holding a yes/no value if present.
 
@@ -441,7 +454,7 @@ def street_actions(entries: pl.DataFrame, seats: pl.DataFrame, *, clean: bool = 
         if entries.schema[name].is_integer():  # already numbers (the text format)
             numbers.append(pl.col(name))
             continue
-        value, error = parse_int(name)
+        value, error = parse_int_in(entries, name)
         numbers.append(value.alias(name))
         errors_of.append(error)
     if "dealt" not in entries.columns:
