@@ -14,7 +14,7 @@ chunk, keeps the fixed cost of each vectorised step small.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -104,6 +104,20 @@ class Parser(Protocol):
         ...
 
 
+def _split_chunks(source: ByteSource, parser: Parser, limit: Callable[[], int]
+                  ) -> Iterator[Units]:
+    """The units ``parser`` splits off each chunk of ``source`` (at most ``limit()``).
+
+    A stream that breaks part-way (a damaged archive) raises once the units split
+    before the damage are given.
+    """
+    while (chunk := source.next_chunk()) is not None:
+        units = parser.split(chunk, limit())
+        source.consume(chunk, units.consumed)
+        if units.consumed:
+            yield units
+
+
 def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
                  ) -> Iterator[ReadBatch]:
     """Run ``parser`` over ``source``; yield canonical batches of about ``batch_hands``."""
@@ -112,21 +126,19 @@ def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
     batch_hands = max(1, batch_hands)
     parts: list[Units] = []
     count = 0
+    split = _split_chunks(source, parser, lambda: batch_hands - count)
     while True:
         try:
-            chunk = source.next_chunk()
+            units = next(split, None)
         except Exception:
             # The stream broke (a damaged archive): first the hands read before it.
             if parts:
                 yield ReadBatch(assemble(parts, parser, file), parts[-1].end_offset)
             raise
-        if chunk is None:
+        if units is None:
             break
-        units = parser.split(chunk, batch_hands - count)
-        source.consume(chunk, units.consumed)
-        if units.consumed:
-            parts.append(units)
-            count += units.count
+        parts.append(units)
+        count += units.count
         if count >= batch_hands:
             yield ReadBatch(assemble(parts, parser, file), parts[-1].end_offset)
             parts, count = [], 0
@@ -181,18 +193,11 @@ def split_file(source: ByteSource, parser: Parser, file: str) -> SplitFile:
     """
     parts: list[Units] = []
     failure = None
-    while True:
-        try:
-            chunk = source.next_chunk()
-        except Exception as error:
-            failure = error
-            break
-        if chunk is None:
-            break
-        units = parser.split(chunk, 1 << FILE_SHIFT)
-        source.consume(chunk, units.consumed)
-        if units.consumed:
+    try:
+        for units in _split_chunks(source, parser, lambda: 1 << FILE_SHIFT):
             parts.append(units)
+    except Exception as error:
+        failure = error
     return SplitFile(file, parts, parts[-1].end_offset if parts else None, failure)
 
 
