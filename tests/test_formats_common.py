@@ -7,6 +7,7 @@ they import the helpers below.
 from __future__ import annotations
 
 import io
+import json
 from collections.abc import Iterable
 
 import polars as pl
@@ -24,7 +25,12 @@ from ofc_stats.formats import (
     get_reader,
     get_writer,
 )
-from ofc_stats.formats.reading import parse_int, parse_int_in
+from ofc_stats.formats.reading import (
+    _card_tokens_by_column,
+    card_tokens,
+    parse_int,
+    parse_int_in,
+)
 from ofc_stats.formats.samples import sample_hands
 
 # What each format cannot carry, left out of its round-trip comparison.
@@ -206,3 +212,26 @@ def test_the_plain_cast_shortcut_reads_integers_as_the_lenient_parse_does(
     shortcut = frame.select(*(expr.alias(name) for expr, name in zip(
         parse_int_in(frame, "n"), ("value", "error"), strict=True)))
     assert_frame_equal(shortcut, lenient)
+
+
+_CARD_TEXTS = st.one_of(
+    st.none(),
+    st.lists(st.sampled_from(["Ah", "Kd", "10d", "Xx", "é9", "", "5c 4c", "Ah,Kd", 'A"h']),
+             max_size=4).map(lambda cards: json.dumps(cards, separators=(",", ":"))),
+    st.lists(st.sampled_from(["Ah", "Kd", "10d", "é9"]), max_size=4).map(" ".join),
+    st.text(alphabet='AhKd2 ,[]"\t\u00a0\x1f', max_size=10),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(_CARD_TEXTS, _CARD_TEXTS), max_size=6), st.booleans(),
+       st.integers(0, 2))
+def test_card_runs_read_every_text_as_the_column_by_column_splits_do(
+        rows: list[tuple[str | None, str | None]], clean: bool, offset: int) -> None:
+    frame = pl.DataFrame(rows, schema={"a": pl.String, "b": pl.String}, orient="row")
+    frame = pl.concat([frame, frame.slice(offset)], rechunk=False)  # several chunks
+    fast = card_tokens(frame, ["a", "b"], clean=clean)
+    exact = _card_tokens_by_column(frame, ["a", "b"], clean=clean)
+    assert fast[0].to_list() == exact[0].to_list()
+    assert fast[1].tolist() == exact[1].tolist()
+    assert fast[2].tolist() == exact[2].tolist()

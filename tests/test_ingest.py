@@ -849,6 +849,19 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
         "s-6,2026-03-01 20:06,phil,3c 4c 5c,6h 7h 8h 9s Jd,Tc Td Th 2h 2s\n")
     (folder / "x" / "no-cards.csv").write_text(
         "hand_id,started_at,player,notes\ns-9,2026-03-01 20:09,ivey,lost the sheet\n")
+    # Read as a sheet (every required name is there) but split on ';': no columns.
+    (folder / "x" / "semicolons.csv").write_text(
+        "hand_id,started_at,player,top,middle,bottom;notes;a;b;c;d;e\ns-8,x,y,z,w,v;1;2\n")
+    # A blank line after the header, and a first row wider than the header.
+    ivey, phil = (line.split(",", 1)[1] for line in (
+        "x,2026-03-01 20:07,ivey,Ah Ad 2c,Kh Kd Ks 2d 3d,Qh Qd Qs Qc 4d",
+        "x,2026-03-01 20:07,phil,3c 4c 5c,6h 7h 8h 9s Jd,Tc Td Th 2h 2s"))
+    header = "hand_id,started_at,player,top,middle,bottom\n"
+    (folder / "x" / "sheet-d.csv").write_text(
+        f"{header}\ns-7,{ivey}\ns-7,{phil}\n")
+    (folder / "x" / "sheet-e.csv").write_text(
+        f"{header}s-10,{ivey},extra\ns-10,{phil}\ns-11,{ivey}\ns-11,{phil}\n")
+    (folder / "x" / "opened.csv").write_text(header)  # a session's sheet, no hand yet
     # fpdb exports as a pretty list, a list on one line (hands told by byte offset)
     # and one object, beside the JSON Lines the simulator writes.
     from tests.test_formats_fpdb import hand as fpdb_hand
@@ -858,7 +871,7 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
     (folder / "x" / "fpdb-line.json").write_text(
         json.dumps([fpdb_hand("f-3"), fpdb_hand("f-4", timestamp="yesterday")]))
     (folder / "x" / "fpdb-one.json").write_text(json.dumps(fpdb_hand("f-5"), indent=1))
-    files = len(written.files) + 2 + 4 + 6 + 4 + 3
+    files = len(written.files) + 2 + 4 + 6 + 4 + 3 + 4
 
     groups: dict[str, list[int]] = {}
     for fmt in Format:
@@ -907,7 +920,7 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
         pl.col("file").str.ends_with("garbled.txt")).rows(named=True)
     assert garbled["reason"].startswith("line 31: cannot read 'GARBAGE LINE'")
     sheets = table(tmp_path / "grouped", "rejects").filter(
-        pl.col("file").str.contains("/x/(sheet|no-cards)")).sort("file", "line")
+        pl.col("file").str.contains("/x/(sheet|no-cards|opened)")).sort("file", "line")
     # A sheet without the card columns is not read as one; a hand whose rows are split
     # is set aside (its first run, alone, is one player short), and so is a row wider
     # than its header: each with its own file and line.
@@ -918,12 +931,16 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
         ("sheet-a", 7, "s-2", "syntax", "this hand's rows continue after other hands' rows "
          "(a hand's rows must be together)"),
         ("sheet-a", 8, "s-4", "syntax", "line 8: 8 fields but the header has 7"),
+        ("sheet-e", 2, "s-10", "syntax", "line 2: 7 fields but the header has 6"),
     ]
     sheet_hands = hands.filter(pl.col("source_file").str.contains("/x/sheet")).sort("hand_id")
     assert sheet_hands.select(pl.col("source_file").str.extract(r"([a-z-]+)\.csv$"),
                               "hand_id", "source_line").rows() == [
-        ("sheet-a", "s-1", 2), ("sheet-a", "s-3", 5), ("sheet-b", "s-5", 4),
-        ("sheet-c", "s-6", 2)]
+        ("sheet-a", "s-1", 2), ("sheet-e", "s-11", 4), ("sheet-a", "s-3", 5),
+        ("sheet-b", "s-5", 4), ("sheet-c", "s-6", 2), ("sheet-d", "s-7", 3)]
+    [semicolons] = table(tmp_path / "grouped", "rejects").filter(
+        pl.col("file").str.ends_with("semicolons.csv")).rows(named=True)
+    assert (semicolons["kind"], semicolons["line"]) == ("missing field", 1)
     fpdb_hands = hands.filter(pl.col("source_file").str.contains("/x/fpdb")).sort("hand_id")
     assert fpdb_hands.select(pl.col("source_file").str.extract(r"(fpdb-[a-z]+)\.json$"),
                              "hand_id", "source_line").rows() == [
@@ -950,6 +967,28 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
     [row] = table(tmp_path / "grouped", "imports").filter(
         (pl.col("file") == clean) & (pl.col("start_offset") > 0)).rows(named=True)
     assert row["end_offset"] == Path(clean).stat().st_size
+
+
+@pytest.mark.parametrize("alone", [False, True])
+def test_a_sheet_holding_only_its_header_is_read_again_once_rows_arrive(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alone: bool) -> None:
+    from ofc_stats import ingest as ingest_module
+
+    if alone:
+        monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)
+    sheet = tmp_path / "in" / "session.csv"
+    sheet.parent.mkdir()
+    sheet.write_text("hand_id,started_at,player,top,middle,bottom\n")  # just opened
+    first = ingest([sheet.parent], tmp_path / "wh")
+    assert (first.files_read, first.hands_read, first.rejected) == (1, 0, 0)
+    [row] = table(tmp_path / "wh", "imports").rows(named=True)
+    assert (row["status"], row["end_offset"]) == ("complete", sheet.stat().st_size)
+    with open(sheet, "a") as stream:
+        stream.write("h1,2026-03-01 20:00,ivey,Ah Ad 2c,Kh Kd Ks 2d 3d,Qh Qd Qs Qc 4d\n"
+                     "h1,2026-03-01 20:00,phil,3c 4c 5c,6h 7h 8h 9s Jd,Tc Td Th 2h 2s\n")
+    grown = ingest([sheet.parent], tmp_path / "wh")
+    assert (grown.hands_stored, grown.rejected) == (1, 0)
+    assert table(tmp_path / "wh", "seats")["player"].to_list() == ["ivey", "phil"]
 
 
 @pytest.mark.parametrize("alone", [False, True])

@@ -18,7 +18,6 @@ does not end a row) and parsed by ``polars.read_csv``.
 
 from __future__ import annotations
 
-import csv
 from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
@@ -70,6 +69,11 @@ ALIASES = {
     "reported_points": "points", "reported_royalties": "royalties", "button": "button_seat",
     "front": "top", "back": "bottom", "mid": "middle", "game": "variant",
 }
+# The rows split off a chunk (Units.frame), as parse takes them: every column's text,
+# then the record's field count, the header's width, its line, hand and text.
+UNIT_ROWS_SCHEMA = pl.Schema({**dict.fromkeys(COLUMNS, pl.String()), "_fields": pl.Int64(),
+                              "_width": pl.Int64(), "line": pl.Int64(), "unit": pl.Int64(),
+                              "text": pl.String()})
 DEFAULT_SITE = "home"
 DEFAULT_VARIANT = Variant.PINEAPPLE
 DEFAULT_TABLE = "main"
@@ -101,9 +105,9 @@ class CsvParser:
         header_line = file_head.decode().split("\n", 1)[0].rstrip("\r")
         self.header_line = header_line
         self.separator = separator_of(header_line)
-        # One line per file: the csv module reads it in microseconds, polars in 1 ms.
-        cells = next(csv.reader([header_line], delimiter=self.separator)) \
-            if header_line.strip() else []
+        cells = pl.read_csv(header_line.encode() + b"\n", has_header=False,
+                            separator=self.separator, infer_schema=False,
+                            truncate_ragged_lines=True).row(0) if header_line.strip() else ()
         self.names = [column_name(cell or "") for cell in cells]
         self.missing = [name for name in REQUIRED if name not in self.names]
         self.reported_missing = False
@@ -125,7 +129,8 @@ class CsvParser:
         open_tail = chunk.at_eof and bool(data[last_end:].strip())
         if open_tail:  # a last record without its line break
             ends = np.append(ends, len(data)).astype(np.int64)
-        starts = np.concatenate(([body], ends[:-1])).astype(np.int64)
+        # No record yet: a sheet holding only its header (a session just opened).
+        starts = (np.concatenate(([body], ends[:-1])) if len(ends) else ends).astype(np.int64)
         rows = self._rows(chunk, starts, ends)
         rows = rows.filter(~pl.all_horizontal(pl.col(COLUMNS).is_null()))
         key = pl.concat_str([pl.col("site").fill_null(""), pl.col("hand_id").fill_null("")],
@@ -169,7 +174,7 @@ class CsvParser:
         if gone:
             rows = rows.filter(~pl.col("unit").is_in(gone)).with_columns(
                 pl.col("unit").rank("dense").cast(pl.Int64) - 1)
-        return Units(rows.drop("_start", "_end", "_first"), pl.concat(problems), consumed,
+        return Units(rows.select(UNIT_ROWS_SCHEMA.names()), pl.concat(problems), consumed,
                      end_offset, units=take - len(set(gone)))
 
     def _rows(self, chunk: TextChunk, starts: np.ndarray, ends: np.ndarray) -> pl.DataFrame:
@@ -179,10 +184,16 @@ class CsvParser:
         if not len(starts):
             return pl.DataFrame(schema={**{name: pl.String for name in COLUMNS}, **extra})
         width = len(self.names)
-        cells = pl.read_csv(chunk.data[int(starts[0]):int(ends[-1])], has_header=False,
-                            new_columns=[f"_c{i}" for i in range(width)],
+        fields = self._field_counts(chunk, starts, ends)
+        # polars takes the number of columns from the first row, which may be blank or
+        # wider than the header: a first row of empty fields as wide as the widest
+        # record sets it (and is dropped).
+        columns = max(width, int(fields.max()))
+        first_row = (self.separator * (columns - 1) + "\n").encode()
+        cells = pl.read_csv(first_row + chunk.data[int(starts[0]):int(ends[-1])],
+                            has_header=False, new_columns=[f"_c{i}" for i in range(columns)],
                             separator=self.separator, infer_schema=False,
-                            truncate_ragged_lines=True, raise_if_empty=False)
+                            truncate_ragged_lines=True, raise_if_empty=False).slice(1)
         if cells.height != len(starts):  # polars keeps blank lines as empty rows
             raise AssertionError(f"{cells.height} CSV rows from {len(starts)} records")
         # The first column of each name counts; unknown columns are ignored.
@@ -190,7 +201,7 @@ class CsvParser:
         return cells.select(
             *(pl.col(f"_c{position[name]}").str.strip_chars().alias(name) if name in position
               else pl.lit(None, pl.String).alias(name) for name in COLUMNS),
-            pl.Series("_fields", self._field_counts(chunk, starts, ends)),
+            pl.Series("_fields", fields),
             # The header's width rides on each row: files parsed together differ.
             pl.lit(width, pl.Int64).alias("_width"),
             pl.Series("_start", starts), pl.Series("_end", ends),
@@ -218,9 +229,8 @@ class CsvParser:
                 f"the header lacks {', '.join(self.missing)} (required: "
                 f"{', '.join(REQUIRED)}; found {found})", [self.header_line]))
         end = int(chunk.offsets(np.array([len(chunk.data)]))[0])
-        return Units(pl.DataFrame({"line": [], "text": []},
-                                  schema={"line": pl.Int64, "text": pl.String}),
-                     pl.concat(problems), len(chunk.data), end)
+        return Units(UNIT_ROWS_SCHEMA.to_frame(), pl.concat(problems), len(chunk.data), end,
+                     units=0)
 
     def parse(self, units: pl.DataFrame) -> RawHands:
         """Hands from the runs of rows, seats from the rows."""

@@ -403,6 +403,71 @@ _BETWEEN_CARDS = _SPACE.copy()
 _BETWEEN_CARDS[[ord(c) for c in "\t\n\r\f\v,[]\""]] = True
 
 
+# Byte classes of lists' JSON text, and which class may follow which: an ASCII list
+# of non-empty cards ["Ah","Kd"], or a text of cards with no white space, commas,
+# brackets or quotes (the column break ends each text).
+_CARD, _OPEN, _CLOSE, _COMMA, _QUOTE, _BREAK, _OTHER = range(7)
+_CLASS = np.full(256, _OTHER, dtype=np.uint8)  # white space, bytes of non-ASCII text
+_CLASS[[c for c in range(0x21, 0x7F)]] = _CARD
+_CLASS[[ord("["), ord("]"), ord(","), ord('"'), _COLUMN_BREAK]] = [
+    _OPEN, _CLOSE, _COMMA, _QUOTE, _BREAK]
+_FOLLOWS = np.zeros(64, dtype=bool)  # by 8 * class before + class after
+for _before, _afters in ((_BREAK, (_OPEN, _CARD, _BREAK)), (_OPEN, (_QUOTE, _CLOSE)),
+                         (_CLOSE, (_BREAK,)), (_COMMA, (_QUOTE,)),
+                         (_QUOTE, (_CARD, _COMMA, _CLOSE)), (_CARD, (_CARD, _QUOTE, _BREAK))):
+    _FOLLOWS[[8 * _before + after for after in _afters]] = True
+
+
+def _runs_read_as_columns(codes: npt.NDArray[np.uint8], breaks: int, clean: bool) -> bool:
+    """Whether the byte runs of the joined text give exactly the column-by-column
+    reading (which keeps a JSON list's elements whole, and splits other texts on
+    Unicode white space, commas, brackets and quotes): no column break inside the
+    texts, and for lists' JSON text (``clean``) only the two shapes of ``_FOLLOWS``,
+    each quote opening or closing an element."""
+    if np.count_nonzero(codes == _COLUMN_BREAK) != breaks:
+        return False
+    if not clean:
+        return True
+    classes = np.concatenate((np.array([_BREAK], dtype=np.uint8), _CLASS[codes]))
+    if not _FOLLOWS[(classes[:-1] << 3) | classes[1:]].all():
+        return False
+    quotes = np.flatnonzero(classes == _QUOTE)  # never first or last: a break is
+    before, after = classes[quotes - 1], classes[quotes + 1]
+    opens = ((before == _OPEN) | (before == _COMMA)) & (after == _CARD)
+    closes = (before == _CARD) & ((after == _COMMA) | (after == _CLOSE))
+    return bool((opens | closes).all())
+
+
+def _card_tokens_by_column(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = True
+                ) -> tuple[pl.Series, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """:func:`card_tokens` by polars string splits, column by column: the reading
+    that defines what a card is, kept for texts the byte runs would read otherwise."""
+    if clean:  # lists' JSON text: split each column, then all of an entry's lists at once
+        lists = with_card_lists(entries.select(columns), columns)
+        counts = lists.select(pl.col(name).list.len().fill_null(0).cast(pl.Int64)
+                              for name in columns).to_numpy()
+        tokens = lists.select(pl.concat_list([pl.col(name).fill_null([]) for name in columns])
+                              .explode(empty_as_null=False)).to_series()
+        # Tokens run row by row, each row's columns in turn: repeat each (row, column)
+        # by its count.
+        rows, width = counts.shape
+        row = np.repeat(np.arange(rows, dtype=np.int64), counts.sum(axis=1))
+        column = np.repeat(np.tile(np.arange(width, dtype=np.int64), rows), counts.ravel())
+        return tokens, row, column
+    joined = pl.concat_str([pl.col(name).fill_null("") for name in columns],
+                           separator=f" {chr(_COLUMN_BREAK)} ")
+    pieces = entries.select(joined.str.split(" ").alias("piece"))["piece"]
+    counts = pieces.list.len().cast(pl.Int64).to_numpy()
+    tokens = pieces.explode(empty_as_null=False)
+    row = np.repeat(np.arange(len(counts), dtype=np.int64), counts)
+    breaks = (tokens == chr(_COLUMN_BREAK)).to_numpy()
+    before = np.cumsum(breaks) - breaks
+    column = before - np.repeat(before[np.cumsum(counts) - counts], counts) if len(counts) \
+        else before
+    keep = ~breaks & (tokens != "").to_numpy()
+    return tokens.filter(pl.Series(keep)), row[keep], column[keep].astype(np.int64)
+
+
 def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = True
                 ) -> tuple[pl.Series, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Every card of several card-list columns, split in one pass.
@@ -413,7 +478,8 @@ def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = 
     separated by spaces only.
 
     An entry's lists are joined into one text, and the cards found as runs of bytes
-    with numpy: splitting each column's text with polars took twice as long.
+    with numpy: splitting each column's text with polars took twice as long. Texts the
+    runs could read differently (see :func:`_runs_read_as_columns`) go the slow way.
     """
     if entries.is_empty():
         nothing = np.zeros(0, dtype=np.int64)
@@ -427,6 +493,8 @@ def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = 
         array.offset:array.offset + len(array) + 1]
     data = data_buffer.to_pybytes()[:int(offsets[-1])]
     codes = np.frombuffer(data, dtype=np.uint8)
+    if not _runs_read_as_columns(codes, len(entries) * len(columns), clean):
+        return _card_tokens_by_column(entries, columns, clean=clean)
     in_card = ~(_BETWEEN_CARDS if clean else _SPACE)[codes]
     in_card[:int(offsets[0])] = False  # before the first entry (a sliced array)
     edges = np.diff(in_card.astype(np.int8), prepend=np.int8(0), append=np.int8(0))
