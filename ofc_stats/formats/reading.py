@@ -418,24 +418,20 @@ for _before, _afters in ((_BREAK, (_OPEN, _CARD, _BREAK)), (_OPEN, (_QUOTE, _CLO
     _FOLLOWS[[8 * _before + after for after in _afters]] = True
 
 
-def _runs_read_as_columns(codes: npt.NDArray[np.uint8], breaks: int, clean: bool) -> bool:
-    """Whether the byte runs of the joined text give exactly the column-by-column
-    reading (which keeps a JSON list's elements whole, and splits other texts on
-    Unicode white space, commas, brackets and quotes): no column break inside the
-    texts, and for lists' JSON text (``clean``) only the two shapes of ``_FOLLOWS``,
-    each quote opening or closing an element."""
-    if np.count_nonzero(codes == _COLUMN_BREAK) != breaks:
-        return False
-    if not clean:
-        return True
+def _list_classes(codes: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8] | None:
+    """The byte classes of lists' JSON text (after a leading break), or None unless
+    each text has one of the two shapes of ``_FOLLOWS``, every quote opening or
+    closing an element: then the byte runs read the texts exactly as the column by
+    column splits do (which keep a JSON list's elements whole, and split other texts
+    on Unicode white space, commas, brackets and quotes)."""
     classes = np.concatenate((np.array([_BREAK], dtype=np.uint8), _CLASS[codes]))
     if not _FOLLOWS[(classes[:-1] << 3) | classes[1:]].all():
-        return False
+        return None
     quotes = np.flatnonzero(classes == _QUOTE)  # never first or last: a break is
     before, after = classes[quotes - 1], classes[quotes + 1]
     opens = ((before == _OPEN) | (before == _COMMA)) & (after == _CARD)
     closes = (before == _CARD) & ((after == _COMMA) | (after == _CLOSE))
-    return bool((opens | closes).all())
+    return classes if bool((opens | closes).all()) else None
 
 
 def _card_tokens_by_column(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = True
@@ -479,7 +475,7 @@ def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = 
 
     An entry's lists are joined into one text, and the cards found as runs of bytes
     with numpy: splitting each column's text with polars took twice as long. Texts the
-    runs could read differently (see :func:`_runs_read_as_columns`) go the slow way.
+    runs could read differently (see :func:`_list_classes`) go the slow way.
     """
     if entries.is_empty():
         nothing = np.zeros(0, dtype=np.int64)
@@ -493,20 +489,26 @@ def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = 
         array.offset:array.offset + len(array) + 1]
     data = data_buffer.to_pybytes()[:int(offsets[-1])]
     codes = np.frombuffer(data, dtype=np.uint8)
-    if not _runs_read_as_columns(codes, len(entries) * len(columns), clean):
+    first = int(offsets[0])  # where the first entry starts (a sliced array)
+    width = len(columns)
+    break_at = np.flatnonzero(codes[first:] == _COLUMN_BREAK) + first
+    if len(break_at) != len(entries) * width:  # a text holds the break byte itself
         return _card_tokens_by_column(entries, columns, clean=clean)
-    in_card = ~(_BETWEEN_CARDS if clean else _SPACE)[codes]
-    in_card[:int(offsets[0])] = False  # before the first entry (a sliced array)
-    edges = np.diff(in_card.astype(np.int8), prepend=np.int8(0), append=np.int8(0))
-    starts = np.flatnonzero(edges == 1).astype(np.int64)
-    ends = np.flatnonzero(edges == -1).astype(np.int64)
-    # Each byte's entry (entries are never empty: each holds its column breaks), and
-    # the column breaks before it, counted from its entry's start.
-    entry_starts = np.zeros(len(codes), dtype=np.int32)
-    entry_starts[offsets[1:-1]] = 1
-    row = np.cumsum(entry_starts, dtype=np.int32)[starts].astype(np.int64)
-    breaks = np.concatenate(([0], np.cumsum(codes == _COLUMN_BREAK, dtype=np.int32)))
-    column = (breaks[starts] - breaks[offsets[row]]).astype(np.int64)
+    if clean:
+        classes = _list_classes(codes[first:])
+        if classes is None:
+            return _card_tokens_by_column(entries, columns, clean=clean)
+        in_card = np.zeros(len(codes), dtype=bool)
+        in_card[first:] = classes[1:] == _CARD
+    else:
+        in_card = ~_SPACE[codes]
+        in_card[:first] = False
+    edges = np.diff(in_card.view(np.int8), prepend=np.int8(0), append=np.int8(0))
+    starts = np.flatnonzero(edges == 1)
+    ends = np.flatnonzero(edges == -1)
+    # Each entry holds exactly ``width`` breaks: the breaks before a card tell its
+    # entry and column.
+    row, column = np.divmod(np.searchsorted(break_at, starts), width)
     tokens = strings_between(data, starts, ends).alias("card")
     return tokens, row, column
 
