@@ -88,10 +88,10 @@ _QUERY = f"""
 SELECT valid, hand,
        CASE WHEN starts_with(hand.variant, '{{')
             THEN json_transform(hand.variant, '{_FLAGS}') END AS flags
-FROM (SELECT json_valid(text) AS valid,
-             CASE WHEN json_valid(text) AND starts_with(text, '{{')
-                  THEN json_transform(text, '{_STRUCTURE}') END AS hand
-      FROM lines)
+FROM (SELECT CASE WHEN hand IS NULL THEN json_valid(text) ELSE TRUE END AS valid, hand
+      FROM (SELECT text, CASE WHEN starts_with(text, '{{')
+                              THEN TRY(json_transform(text, '{_STRUCTURE}')) END AS hand
+            FROM lines))
 """
 PLAIN_OFC = ("", "ofc", "classic", "regular", "open face chinese", "chinese", "classic ofc")
 # Outside hands a JSON container holds only these: white space, commas, brackets.

@@ -74,11 +74,13 @@ _STRUCTURE = json.dumps({
         "placed": {"top": _TEXT, "middle": _TEXT, "bottom": _TEXT}, "discarded": _TEXT,
     }],
 })
+# Each line is parsed once: json_valid (a second parse) only where the transform gave
+# nothing (malformed JSON, which TRY turns into null, or not an object).
 _QUERY = f"""
-SELECT json_valid(text) AS valid,
-       CASE WHEN json_valid(text) AND starts_with(text, '{{')
-            THEN json_transform(text, '{_STRUCTURE}') END AS hand
-FROM lines
+SELECT CASE WHEN hand IS NULL THEN json_valid(text) ELSE TRUE END AS valid, hand
+FROM (SELECT text, CASE WHEN starts_with(text, '{{')
+                        THEN TRY(json_transform(text, '{_STRUCTURE}')) END AS hand
+      FROM lines)
 """
 _HAND_FIELDS = ("site", "hand_id", "table", "started_at", "variant", "ruleset",
                 "point_value", "currency")
