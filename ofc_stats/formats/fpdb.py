@@ -184,15 +184,23 @@ class FpdbParser:
     def _stray(self, chunk: TextChunk, starts: npt.NDArray[np.int64],
                ends: npt.NDArray[np.int64], consumed: int) -> pl.DataFrame:
         """A problem for the first text between hands that is not JSON punctuation."""
-        # The bytes between hands (hands do not overlap): a few per hand, so only they
-        # are looked at, not every byte of the chunk.
+        # The bytes between hands (hands do not overlap): usually a few per hand, so
+        # only they are looked at; where they are many (text that is no hand), a mask
+        # over the chunk (a byte per byte, not the positions' eight) finds them.
         gap_starts = np.concatenate(([0], np.minimum(ends, consumed)))
         gap_ends = np.concatenate((np.minimum(starts, consumed), [consumed]))
         lengths = np.maximum(gap_ends - gap_starts, 0)
-        first_of_gap = np.cumsum(lengths) - lengths
-        between = (np.repeat(gap_starts - first_of_gap, lengths)
-                   + np.arange(int(lengths.sum()), dtype=np.int64))
-        stray = between[~_BETWEEN[chunk.array[between]]]
+        if int(lengths.sum()) <= consumed // 16:
+            first_of_gap = np.cumsum(lengths) - lengths
+            between = (np.repeat(gap_starts - first_of_gap, lengths)
+                       + np.arange(int(lengths.sum()), dtype=np.int64))
+            stray = between[~_BETWEEN[chunk.array[between]]]
+        else:
+            covered = np.zeros(consumed + 1, dtype=np.int8)
+            covered[starts] = 1
+            covered[ends] -= 1
+            outside = np.cumsum(covered[:consumed], dtype=np.int8) == 0
+            stray = np.flatnonzero(outside & ~_BETWEEN[chunk.array[:consumed]])
         if not len(stray):
             return empty_problems()
         first = stray[:1].astype(np.int64)
