@@ -27,7 +27,6 @@ import polars as pl
 from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
 from ofc_stats.formats.reading import (
-    FILE_SHIFT,
     TRUNCATED,
     RawHands,
     SplitFile,
@@ -35,7 +34,9 @@ from ofc_stats.formats.reading import (
     card_lists,
     empty_problems,
     encoding_reasons,
+    file_index,
     first_error,
+    line_in_file,
     parse_bool,
     parse_files,
     parse_int,
@@ -249,7 +250,7 @@ class CsvParser:
             f"the rows of this hand disagree on {name}")) for name in hand_level]
         # Within a file (files parsed together are told apart by the line's high bits):
         # a hand in two files is a copy, which ingest keeps once.
-        in_file = [pl.col("site"), pl.col("hand_id"), pl.col("line") // (1 << FILE_SHIFT)]
+        in_file = [pl.col("site"), pl.col("hand_id"), file_index()]
         repeated = pl.struct(in_file).is_duplicated() & (
             pl.struct(in_file).cum_count().over(in_file) > 1)
         hands = hands.select(
@@ -278,7 +279,7 @@ class CsvParser:
             in_fl.alias("in_fantasyland"), fl_cards.alias("fl_cards"),
             card_lists("discards").alias("discards"), points.alias("reported_points"),
             royalties.alias("reported_royalties"), "starting_stack", "collected",
-            pl.format("line {}: ", pl.col("line") % (1 << FILE_SHIFT)).alias("_where"),
+            pl.format("line {}: ", line_in_file()).alias("_where"),
             first_error([
                 pl.when(pl.col("_fields") > pl.col("_width")).then(pl.format(
                     "{} fields but the header has {}", "_fields", "_width")),

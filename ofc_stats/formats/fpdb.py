@@ -40,7 +40,7 @@ import polars as pl
 from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.duckdb_connection import duckdb_cursor
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
-from ofc_stats.formats.jsonl import decode_json, syntax_errors
+from ofc_stats.formats.jsonl import decode_json, hands_query, syntax_errors
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
@@ -88,10 +88,7 @@ _QUERY = f"""
 SELECT valid, hand,
        CASE WHEN starts_with(hand.variant, '{{')
             THEN json_transform(hand.variant, '{_FLAGS}') END AS flags
-FROM (SELECT CASE WHEN hand IS NULL THEN json_valid(text) ELSE TRUE END AS valid, hand
-      FROM (SELECT text, CASE WHEN starts_with(text, '{{')
-                              THEN TRY(json_transform(text, '{_STRUCTURE}')) END AS hand
-            FROM lines))
+FROM ({hands_query(_STRUCTURE)})
 """
 PLAIN_OFC = ("", "ofc", "classic", "regular", "open face chinese", "chinese", "classic ofc")
 # Outside hands a JSON container holds only these: white space, commas, brackets.

@@ -74,14 +74,24 @@ _STRUCTURE = json.dumps({
         "placed": {"top": _TEXT, "middle": _TEXT, "bottom": _TEXT}, "discarded": _TEXT,
     }],
 })
-# Each line is parsed once: json_valid (a second parse) only where the transform gave
-# nothing (malformed JSON, which TRY turns into null, or not an object).
-_QUERY = f"""
+
+
+def hands_query(structure: str) -> str:
+    """SQL giving ``valid`` and ``hand`` (``structure`` applied to an object) for each
+    ``text`` of a table ``lines``.
+
+    Each text is parsed once: json_valid (a second parse) only where the transform gave
+    nothing (malformed JSON, which TRY turns into null, or not an object).
+    """
+    return f"""
 SELECT CASE WHEN hand IS NULL THEN json_valid(text) ELSE TRUE END AS valid, hand
 FROM (SELECT text, CASE WHEN starts_with(text, '{{')
-                        THEN TRY(json_transform(text, '{_STRUCTURE}')) END AS hand
+                        THEN TRY(json_transform(text, '{structure}')) END AS hand
       FROM lines)
 """
+
+
+_QUERY = hands_query(_STRUCTURE)
 _HAND_FIELDS = ("site", "hand_id", "table", "started_at", "variant", "ruleset",
                 "point_value", "currency")
 

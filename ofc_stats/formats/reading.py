@@ -36,6 +36,16 @@ TRUNCATED = "the file ends inside this hand (half-written?); read again once com
 # Files parsed together (parse_files) are told apart by the high bits of each unit's
 # line number (or byte offset) while in one batch.
 FILE_SHIFT = 40
+
+
+def file_index(line: str = "line") -> pl.Expr:
+    """Which of the files parsed together a line number belongs to (0 for one file)."""
+    return pl.col(line) // (1 << FILE_SHIFT)
+
+
+def line_in_file(line: str = "line") -> pl.Expr:
+    """A line number (or byte offset) within its own file."""
+    return pl.col(line) % (1 << FILE_SHIFT)
 TRUE_WORDS = ("true", "yes", "y", "1", "t", "x")
 FALSE_WORDS = ("false", "no", "n", "0", "f", "")
 
@@ -221,9 +231,9 @@ def parse_files(files: Sequence[SplitFile], parser: Parser) -> CanonicalBatch:
 
     def own_file(frame: pl.DataFrame, file: str, line: str) -> pl.DataFrame:
         return frame.with_columns(
-            (pl.col(line) // (1 << FILE_SHIFT)).replace_strict(names, return_dtype=pl.String)
+            file_index(line).replace_strict(names, return_dtype=pl.String)
             .fill_null(pl.col(file)).alias(file),
-            (pl.col(line) % (1 << FILE_SHIFT)).alias(line))
+            line_in_file(line).alias(line))
 
     return CanonicalBatch(own_file(batch.hands, "source_file", "source_line"), batch.seats,
                           batch.streets, own_file(batch.problems, "file", "line"))
@@ -395,12 +405,10 @@ def set_aside(raw: RawHands, records: pl.Series, problems: pl.DataFrame) -> RawH
 
 
 _COLUMN_BREAK = 0x1F  # between the card lists of one entry while splitting
-# Bytes between cards: white space, and for lists' JSON text (``clean``) also the
-# brackets, quotes and commas (what CARD_TOKEN leaves out).
+# Bytes between cards of space-separated lists (not ``clean``); lists' JSON text is
+# read by the byte classes below.
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[[ord(" "), _COLUMN_BREAK]] = True
-_BETWEEN_CARDS = _SPACE.copy()
-_BETWEEN_CARDS[[ord(c) for c in "\t\n\r\f\v,[]\""]] = True
 
 
 # Byte classes of lists' JSON text, and which class may follow which: an ASCII list

@@ -36,13 +36,13 @@ import polars as pl
 from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
 from ofc_stats.formats.reading import (
-    FILE_SHIFT,
     TRUNCATED,
     RawHands,
     SplitFile,
     Units,
     empty_problems,
     first_error,
+    line_in_file,
     parse_files,
     parse_int,
     problem_rows,
@@ -335,10 +335,8 @@ def _line_errors(lines: pl.DataFrame, matched: list[pl.DataFrame]) -> pl.DataFra
     bad = pl.concat([lines.filter(pl.col("kind") == "unknown").select("record", "line", "text"),
                      *(frame.filter(~pl.col("matched")).select("record", "line", "text")
                        for frame in matched)]).sort("record", "line")
-    # The line within its file: files parsed together carry their index in high bits.
-    line = pl.col("line") % (1 << FILE_SHIFT)
     return bad.group_by("record", maintain_order=True).agg(
-        pl.format("line {}: cannot read '{}'", line, pl.col("text").str.slice(0, 80))
+        pl.format("line {}: cannot read '{}'", line_in_file(), pl.col("text").str.slice(0, 80))
         .first().alias("error"))
 
 
