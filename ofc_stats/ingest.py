@@ -590,6 +590,9 @@ class _Ingestion:
         self.rejected = 0
         self.archives = OpenArchive(self.counter)  # the zip whose members are being read
         self.group: list[_GroupedFile] = []  # small files split, not yet parsed
+        # The group being parsed while the next files are split (_read_group).
+        self.parser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ofc-parse-group")
+        self.parsing: tuple[list[_GroupedFile], Future[CanonicalBatch]] | None = None
         self.group_hands = self.group_bytes = 0
         self.upgraded = upgrade_warehouse(self.warehouse)  # files rewritten
         self._ensure_hand_keys()
@@ -774,23 +777,37 @@ class _Ingestion:
         self.group_hands += split.hands
         self.group_bytes += end_offset
         if self.group_hands >= self.batch_hands or self.group_bytes >= GROUP_BYTES:
-            self._read_group()
+            self._read_group(later=True)
         return True
 
-    def _read_group(self) -> None:
+    def _read_group(self, *, later: bool = False) -> None:
         """Parse the small files kept so far (each format's together) and accept them.
+
+        With ``later``, the group is parsed on a thread while the next files are split,
+        and accepted on the next call: groups are still accepted in file order.
+        """
+        parsing, self.parsing = self.parsing, None
+        items, self.group = self.group, []
+        self.group_hands = self.group_bytes = 0
+        future = self.parser.submit(self._parse_group, items) if items else None
+        if parsing is not None:
+            self._accept_group(*parsing)
+        if future is not None:
+            if later:
+                self.parsing = (items, future)
+            else:
+                self._accept_group(items, future)
+
+    def _accept_group(self, items: list[_GroupedFile], parsed: Future[CanonicalBatch]) -> None:
+        """Accept a parsed group.
 
         A hand held by several files of the group is accepted copy by copy in file
         order (a batch cannot tell copies' seats and streets apart, and the first copy
         in file order is the one kept): the group's other hands go in one batch, then
         each round of copies is parsed again from its source text and accepted.
         """
-        items, self.group = self.group, []
-        self.group_hands = self.group_bytes = 0
-        if not items:
-            return
         try:
-            batch = self._parse_group(items)
+            batch = parsed.result()
         except Exception:
             # Readers do not raise for bad input; should one, each file is read alone,
             # so that the failure is told per file.
@@ -1165,6 +1182,7 @@ class _Ingestion:
         try:
             self.wait_for_commit()
         finally:
+            self.parser.shutdown(wait=True, cancel_futures=True)
             self.committer.shutdown(wait=True)
             self.archives.close()
 

@@ -186,6 +186,47 @@ def test_a_file_growing_hand_by_hand_imports_each_hand_once(
         rest.hands.height).to_list()
 
 
+class BreakingStream(io.RawIOBase):
+    """A stream that fails after ``good`` bytes, like a damaged archive."""
+
+    def __init__(self, data: bytes, good: int) -> None:
+        super().__init__()
+        self.data, self.good, self.position = data, good, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
+        if self.position >= self.good:
+            raise OSError("damaged here")
+        size = min(len(buffer), self.good - self.position)
+        buffer[:size] = self.data[self.position:self.position + size]
+        self.position += size
+        return size
+
+
+@pytest.mark.parametrize("fmt", IMPLEMENTED)
+def test_batches_parsed_side_by_side_come_in_order_and_before_the_damage(
+        fmt: Format, pineapple: CanonicalBatch) -> None:
+    # Batches are parsed on threads while the next are split: many small batches
+    # in flight must still arrive in file order, and all of them before the error.
+    data = write(fmt, [pineapple])
+    whole = read_all(fmt, data)
+    batches: list[ReadBatch] = []
+    with pytest.raises(OSError, match="damaged here"):
+        batches.extend(reader_for(fmt, chunk_bytes=1024).read(
+            BreakingStream(data, len(data) * 3 // 4), "cut", batch_hands=3))  # type: ignore[arg-type]
+    assert len(batches) > 4
+    offsets = [b.end_offset for b in batches]
+    assert offsets == sorted(offsets)
+    read = CanonicalBatch.concat([b.batch for b in batches])
+    assert 0 < read.hands.height < whole.hands.height
+    assert_frame_equal(read.hands.drop("source_file"),
+                       whole.hands.head(read.hands.height).drop("source_file"))
+    rest = read_all(fmt, data, start_offset=offsets[-1])  # the last offset is exact
+    assert_frame_equal(rest.hands, whole.hands.slice(read.hands.height))
+
+
 @pytest.mark.parametrize("fmt", IMPLEMENTED)
 def test_an_empty_file_has_no_hands(fmt: Format) -> None:
     assert read_batches(fmt, b"") == []

@@ -895,20 +895,27 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
     # Each format's files are parsed together, and none is read alone.
     assert {fmt: max(sizes) > 5 for fmt, sizes in groups.items()} == dict.fromkeys(Format, True)
     assert alone_reads == []  # again alone (copies across files are parsed in rounds)
+    # Many small groups: each parsed on a thread while the next is split.
+    groups.clear()
+    many = ingest([folder], tmp_path / "many", batch_hands=60)
+    assert sum(len(sizes) for sizes in groups.values()) > 10
     monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)  # every file alone
     alone = ingest([folder], tmp_path / "alone")
 
-    assert grouped.files_read == alone.files_read == files
+    assert grouped.files_read == alone.files_read == many.files_read == files
     for count in ("hands_read", "hands_stored", "duplicates", "conflicts", "rejected"):
-        assert getattr(grouped, count) == getattr(alone, count), count
+        assert getattr(grouped, count) == getattr(alone, count) == getattr(many, count), count
     assert grouped.rejected > 0
     assert grouped.duplicates > 0
     assert dict(grouped.problems_by_kind) == dict(alone.problems_by_kind)
+    assert dict(many.problems_by_kind) == dict(alone.problems_by_kind)
     ignore = ["import_id", "commit_id", "imported_at"]
     for name in ("hands", "seats", "streets", "rejects", "imports", "hand_keys"):
         frames = [table(tmp_path / wh, name).drop(ignore, strict=False)
-                  for wh in ("grouped", "alone")]
-        assert_frame_equal(*(frame.sort(frame.columns, nulls_last=True) for frame in frames))
+                  for wh in ("grouped", "alone", "many")]
+        sorted_frames = [frame.sort(frame.columns, nulls_last=True) for frame in frames]
+        assert_frame_equal(sorted_frames[0], sorted_frames[1])
+        assert_frame_equal(sorted_frames[2], sorted_frames[1])
     hands = table(tmp_path / "grouped", "hands")
     order = hands.filter(pl.col("site") == "order")["source_file"]
     assert (order.len(), order.str.ends_with("order-b.txt").all()) == (3, True)

@@ -38,7 +38,6 @@ import numpy.typing as npt
 import polars as pl
 
 from ofc_stats.canonical import CanonicalBatch
-from ofc_stats.duckdb_connection import duckdb_cursor
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
 from ofc_stats.formats.jsonl import decode_json, hands_query, syntax_errors
 from ofc_stats.formats.reading import (
@@ -138,7 +137,6 @@ class FpdbParser:
         self.level = 1 if file_head.lstrip().startswith(b"[") else 0  # depth of hands
         self.depth = 0  # depth at the start of the next chunk
         self.byte_offsets: bool | None = None  # hands located by byte offset, not line
-        self.connection = duckdb_cursor()
 
     def where(self, chunk: TextChunk, positions: npt.NDArray[np.int64]
               ) -> npt.NDArray[np.int64]:
@@ -209,7 +207,7 @@ class FpdbParser:
 
     def parse(self, units: pl.DataFrame) -> RawHands:
         """Decode the hands in one DuckDB query and map fpdb's fields to raw frames."""
-        decoded = decode_json(self.connection, units, _QUERY)
+        decoded = decode_json(units, _QUERY)
         flags = decoded["flags"].struct
         frame = pl.concat([units, decoded.select("hand").unnest("hand")], how="horizontal")
         frame = frame.with_columns(
@@ -340,27 +338,16 @@ class FpdbReader:
         parser = FpdbParser(file, source.file_head)
         if start_offset:  # resuming between two hands of the list
             parser.depth = parser.level
-        try:
-            yield from read_batches(source, parser, file, batch_hands)
-        finally:
-            parser.connection.close()
+        yield from read_batches(source, parser, file, batch_hands)
 
     def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
         """Every hand of a whole (small) file, cut out (by its own layout) but not parsed."""
         source = ByteSource(stream, 0, self.chunk_bytes, whole_lines=False)
-        parser = FpdbParser(file, source.file_head)
-        try:
-            return split_file(source, parser, file)
-        finally:
-            parser.connection.close()
+        return split_file(source, FpdbParser(file, source.file_head), file)
 
     def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
         """The hands of several split files, parsed as one batch."""
-        parser = FpdbParser("", b"")
-        try:
-            return parse_files(files, parser)
-        finally:
-            parser.connection.close()
+        return parse_files(files, FpdbParser("", b""))
 
 
 _VARIANTS = {

@@ -16,7 +16,6 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
-import duckdb
 import numpy as np
 import polars as pl
 
@@ -135,15 +134,19 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def decode_json(connection: duckdb.DuckDBPyConnection, lines: pl.DataFrame,
-                query: str) -> pl.DataFrame:
-    """Run ``query`` (over a table ``lines`` with a ``text`` column) in DuckDB."""
-    connection.register("lines", lines.select("text"))
+def decode_json(lines: pl.DataFrame, query: str) -> pl.DataFrame:
+    """Run ``query`` (over a table ``lines`` with a ``text`` column) in DuckDB.
+
+    A connection of its own (microseconds to open): batches are parsed on several
+    threads, and what a connection registers is its own.
+    """
+    connection = duckdb_cursor()
     try:
+        connection.register("lines", lines.select("text"))
         result: pl.DataFrame = connection.sql(query).pl()
         return result
     finally:
-        connection.unregister("lines")
+        connection.close()
 
 
 def json_error(text: str) -> str:
@@ -177,7 +180,6 @@ class JsonLinesParser:
 
     def __init__(self, file: str) -> None:
         self.file = file
-        self.connection = duckdb_cursor()
 
     def split(self, chunk: TextChunk, limit: int) -> Units:
         """One unit per non-blank line."""
@@ -185,7 +187,7 @@ class JsonLinesParser:
 
     def parse(self, units: pl.DataFrame) -> RawHands:
         """Decode the lines in one DuckDB query and flatten them into raw frames."""
-        decoded = decode_json(self.connection, units, _QUERY)
+        decoded = decode_json(units, _QUERY)
         frame = pl.concat([units, decoded.select("hand").unnest("hand")], how="horizontal")
         frame = frame.with_columns(syntax_errors(units, decoded, "a line").alias("error"))
         hands, seats, streets = _raw_frames(frame)
@@ -299,27 +301,15 @@ class JsonLinesReader:
              start_offset: int = 0) -> Iterator[ReadBatch]:
         """Stream the hands of ``stream`` from ``start_offset`` on (see FormatReader)."""
         source = ByteSource(stream, start_offset, self.chunk_bytes)
-        parser = JsonLinesParser(file)
-        try:
-            yield from read_batches(source, parser, file, batch_hands)
-        finally:
-            parser.connection.close()
+        yield from read_batches(source, JsonLinesParser(file), file, batch_hands)
 
     def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
         """Every hand of a whole (small) file, split off but not parsed."""
-        parser = JsonLinesParser(file)
-        try:
-            return split_file(ByteSource(stream, 0, self.chunk_bytes), parser, file)
-        finally:
-            parser.connection.close()
+        return split_file(ByteSource(stream, 0, self.chunk_bytes), JsonLinesParser(file), file)
 
     def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
         """The hands of several split files, parsed as one batch."""
-        parser = JsonLinesParser("")
-        try:
-            return parse_files(files, parser)
-        finally:
-            parser.connection.close()
+        return parse_files(files, JsonLinesParser(""))
 
 
 def _json_lines(batch: CanonicalBatch) -> pl.Series:

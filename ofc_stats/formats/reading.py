@@ -14,7 +14,10 @@ chunk, keeps the fixed cost of each vectorised step small.
 from __future__ import annotations
 
 import dataclasses
+import os
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -36,6 +39,8 @@ TRUNCATED = "the file ends inside this hand (half-written?); read again once com
 # Files parsed together (parse_files) are told apart by the high bits of each unit's
 # line number (or byte offset) while in one batch.
 FILE_SHIFT = 40
+# Batches parsed at once while the next are split (read_batches).
+PARSE_THREADS = min(2, os.cpu_count() or 1)
 
 
 def file_index(line: str = "line") -> pl.Expr:
@@ -130,30 +135,52 @@ def _split_chunks(source: ByteSource, parser: Parser, limit: Callable[[], int]
 
 def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
                  ) -> Iterator[ReadBatch]:
-    """Run ``parser`` over ``source``; yield canonical batches of about ``batch_hands``."""
+    """Run ``parser`` over ``source``; yield canonical batches of about ``batch_hands``.
+
+    Splitting is sequential (a parser carries state from chunk to chunk); the batches
+    are parsed on ``PARSE_THREADS`` threads while the next ones are split, and given
+    in order. Parsing is polars, numpy and DuckDB work that releases the GIL, so on
+    two cores two batches in flight use both. At most that many are held at once.
+    """
     from ofc_stats.formats import ReadBatch
 
     batch_hands = max(1, batch_hands)
-    parts: list[Units] = []
-    count = 0
-    split = _split_chunks(source, parser, lambda: batch_hands - count)
-    while True:
-        try:
-            units = next(split, None)
-        except Exception:
-            # The stream broke (a damaged archive): first the hands read before it.
-            if parts:
-                yield ReadBatch(assemble(parts, parser, file), parts[-1].end_offset)
-            raise
-        if units is None:
-            break
-        parts.append(units)
-        count += units.count
-        if count >= batch_hands:
-            yield ReadBatch(assemble(parts, parser, file), parts[-1].end_offset)
-            parts, count = [], 0
-    if parts:
-        yield ReadBatch(assemble(parts, parser, file), parts[-1].end_offset)
+    with ThreadPoolExecutor(max_workers=PARSE_THREADS, thread_name_prefix="ofc-parse") as pool:
+        in_flight: deque[tuple[Future[CanonicalBatch], int]] = deque()
+
+        def parse_later(parts: list[Units]) -> None:
+            in_flight.append((pool.submit(assemble, parts, parser, file), parts[-1].end_offset))
+
+        def parsed() -> ReadBatch:
+            batch, end_offset = in_flight.popleft()
+            return ReadBatch(batch.result(), end_offset)
+
+        parts: list[Units] = []
+        count = 0
+        split = _split_chunks(source, parser, lambda: batch_hands - count)
+        while True:
+            try:
+                units = next(split, None)
+            except Exception:
+                # The stream broke (a damaged archive): first the hands read before it.
+                if parts:
+                    parse_later(parts)
+                while in_flight:
+                    yield parsed()
+                raise
+            if units is None:
+                break
+            parts.append(units)
+            count += units.count
+            if count >= batch_hands:
+                parse_later(parts)
+                parts, count = [], 0
+            while in_flight and (len(in_flight) >= PARSE_THREADS or in_flight[0][0].done()):
+                yield parsed()
+        if parts:
+            parse_later(parts)
+        while in_flight:
+            yield parsed()
 
 
 def assemble(parts: Sequence[Units], parser: Parser, file: str) -> CanonicalBatch:
