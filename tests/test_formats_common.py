@@ -10,6 +10,7 @@ import io
 import json
 from collections.abc import Iterable
 
+import numpy as np
 import polars as pl
 import pytest
 from hypothesis import given, settings
@@ -150,6 +151,24 @@ def test_small_chunks_read_exactly_like_one_big_read(fmt: Format,
         offsets = [b.end_offset for b in batches]
         assert offsets == sorted(offsets)
         assert offsets[-1] == len(data)
+
+
+@pytest.mark.parametrize("fmt", IMPLEMENTED)
+def test_a_batch_ends_after_batch_bytes_of_text_whatever_its_hand_count(
+        fmt: Format, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ofc_stats.formats import reading
+
+    data = write(fmt, [sample_hands(300, 3, seed=5)])  # past the first chunk's 64 KiB
+    whole = read_all(fmt, data)
+    monkeypatch.setattr(reading, "BATCH_BYTES", 32768)
+    batches = read_batches(fmt, data, chunk_bytes=1024, batch_hands=20_000)
+    # Each batch stops at the chunk that takes it past 32 KiB (one batch without the cap).
+    spans = np.diff([0, *(b.end_offset for b in batches)])
+    assert len(spans) > 2
+    assert (spans[:-1] >= 32768).all()
+    chunked = CanonicalBatch.concat([b.batch for b in batches])
+    for table in ("hands", "seats", "streets"):
+        assert_frame_equal(getattr(whole, table), getattr(chunked, table))
 
 
 @pytest.mark.parametrize("fmt", IMPLEMENTED)

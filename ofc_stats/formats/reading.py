@@ -41,6 +41,9 @@ TRUNCATED = "the file ends inside this hand (half-written?); read again once com
 FILE_SHIFT = 40
 # Batches parsed at once while the next are split (read_batches).
 PARSE_THREADS = min(2, os.cpu_count() or 1)
+# A batch also ends after this much text (and the rest of its chunk): what parsing holds
+# follows the bytes, and hands differ in size (four players, Fantasyland, fpdb's JSON).
+BATCH_BYTES = 16 << 20
 
 
 def file_index(line: str = "line") -> pl.Expr:
@@ -135,7 +138,8 @@ def _split_chunks(source: ByteSource, parser: Parser, limit: Callable[[], int]
 
 def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
                  ) -> Iterator[ReadBatch]:
-    """Run ``parser`` over ``source``; yield canonical batches of about ``batch_hands``.
+    """Run ``parser`` over ``source``; yield canonical batches of about ``batch_hands``
+    (fewer where they would hold more than ``BATCH_BYTES``).
 
     Splitting is sequential (a parser carries state from chunk to chunk); the batches
     are parsed on ``PARSE_THREADS`` threads while the next ones are split, and given
@@ -156,7 +160,7 @@ def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
             return ReadBatch(batch.result(), end_offset)
 
         parts: list[Units] = []
-        count = 0
+        count = size = 0
         split = _split_chunks(source, parser, lambda: batch_hands - count)
         while True:
             try:
@@ -172,9 +176,10 @@ def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
                 break
             parts.append(units)
             count += units.count
-            if count >= batch_hands:
+            size += units.consumed
+            if count >= batch_hands or size >= BATCH_BYTES:
                 parse_later(parts)
-                parts, count = [], 0
+                parts, count, size = [], 0, 0
             while in_flight and (len(in_flight) >= PARSE_THREADS or in_flight[0][0].done()):
                 yield parsed()
         if parts:
