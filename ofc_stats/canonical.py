@@ -246,7 +246,8 @@ _FAST_TIMESTAMPS = ("%Y-%m-%dT%H:%M:%S%.f%:z", "%Y-%m-%d %H:%M:%S%.f %:z")
 
 def _fast_timestamps(column: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
     """(UTC datetime, offset minutes) of ``2026-03-01T20:15:00+01:00`` style text
-    (also with a space before the offset); null for any other layout."""
+    (also with a space before the offset); for any other layout, either or both null
+    (:func:`_understood_timestamps` keeps a time only where both are set)."""
     text = column.cast(pl.String)
     parsed = pl.coalesce([text.str.to_datetime(layout, time_zone="UTC", strict=False)
                           for layout in _FAST_TIMESTAMPS])
@@ -258,10 +259,16 @@ def _fast_timestamps(column: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
             .when(zone.str.slice(0, 1) == "+").then(1))
     minutes = (zone.str.slice(1, 2).cast(pl.Int16(), strict=False) * 60
                + zone.str.slice(3, 2).cast(pl.Int16(), strict=False)) * sign
-    # A time whose offset is not understood here goes the slow way.
-    understood = parsed.is_not_null() & minutes.is_not_null()
-    return (pl.when(understood).then(parsed),
-            pl.when(understood).then(minutes).cast(pl.Int16))
+    return parsed, minutes.cast(pl.Int16)
+
+
+def _understood_timestamps(hands: pl.DataFrame) -> pl.DataFrame:
+    """``_started_at`` and ``_offset`` where :func:`_fast_timestamps` understood both,
+    else null: those times go the slow way. (On the columns, not in the expressions:
+    each would parse every time again.)"""
+    understood = pl.col("_started_at").is_not_null() & pl.col("_offset").is_not_null()
+    return hands.with_columns(pl.when(understood).then(pl.col(name)).alias(name)
+                              for name in ("_started_at", "_offset"))
 
 
 def _parse_timestamps(column: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -316,7 +323,7 @@ def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
         pl.col("point_value").cast(pl.String).cast(MONEY, strict=False).alias("_point_value"),
     )
     if text_times:
-        hands = _slow_timestamps(hands)
+        hands = _slow_timestamps(_understood_timestamps(hands))
     missing = [(pl.col(name).is_null() | (pl.col(name).cast(pl.String) == ""),
                 pl.lit(f"missing {name}"))
                for name in ("hand_id", "site", "table", "started_at", "variant")]
