@@ -437,6 +437,10 @@ def set_aside(raw: RawHands, records: pl.Series, problems: pl.DataFrame) -> RawH
 
 
 _COLUMN_BREAK = 0x1F  # between the card lists of one entry while splitting
+# A card's action and row by its kind (the column it came from: top, middle, bottom,
+# discarded); gathered, cheaper than mapping each row's kind.
+_ACTION_OF_KIND = pl.Series("action", ["place", "place", "place", "discard"])
+_ROW_OF_KIND = pl.Series("row", [*(row.value for row in Row), None], dtype=pl.String)
 # Bytes between cards of space-separated lists (not ``clean``); lists' JSON text is
 # read by the byte classes below.
 _SPACE = np.zeros(256, dtype=bool)
@@ -583,19 +587,13 @@ def street_actions(entries: pl.DataFrame, seats: pl.DataFrame, *, clean: bool = 
     kinds = [*(row.value for row in Row), "discarded", "dealt"]
     tokens, entry, kind = card_tokens(entries, kinds, clean=clean)
     placed = kind < 4
-    actions = pl.DataFrame({
-        "record": checked["record"].to_numpy()[entry[placed]],
-        "seat": checked["seat"].gather(entry[placed]),
-        "street": checked["street"].gather(entry[placed]),
-        "kind": kind[placed], "card": tokens.filter(pl.Series(placed)),
-    }).select(
-        "record", "seat", "street",
-        pl.when(pl.col("kind") == 3).then(pl.lit("discard")).otherwise(pl.lit("place"))
-        .alias("action"),
-        pl.col("kind").replace_strict({i: row.value for i, row in enumerate(Row)},
-                                      default=None, return_dtype=pl.String).alias("row"),
-        "card",
-    )
+    kind_placed = kind[placed]
+    actions = pl.DataFrame([
+        pl.Series("record", checked["record"].to_numpy()[entry[placed]]),
+        checked["seat"].gather(entry[placed]), checked["street"].gather(entry[placed]),
+        _ACTION_OF_KIND.gather(kind_placed), _ROW_OF_KIND.gather(kind_placed),
+        tokens.filter(pl.Series(placed)),
+    ])
     unknown_seat = (checked.filter(pl.col("seat").is_not_null())
                     .join(seats.select("record", "seat"), on=["record", "seat"], how="anti")
                     .select("record", pl.format("street {} names seat {}, where no player sits",
