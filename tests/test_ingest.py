@@ -871,7 +871,10 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
     (folder / "x" / "fpdb-line.json").write_text(
         json.dumps([fpdb_hand("f-3"), fpdb_hand("f-4", timestamp="yesterday")]))
     (folder / "x" / "fpdb-one.json").write_text(json.dumps(fpdb_hand("f-5"), indent=1))
-    files = len(written.files) + 2 + 4 + 6 + 4 + 3 + 4
+    # Damage inside the first hand of a small archive: nothing read, the file reported.
+    long_line = lines({**hand("cut-1"), "notes": " ".join(f"{i:x}" for i in range(60_000))})
+    (folder / "x" / "cut-first.jsonl.gz").write_bytes(gzip.compress(long_line)[:60_000])
+    files = len(written.files) + 2 + 4 + 6 + 4 + 3 + 4 + 1
 
     groups: dict[str, list[int]] = {}
     for fmt in Format:
