@@ -40,6 +40,7 @@ class IngestBenchmark:
     files: int
     megabytes: float
     seconds: float
+    cpu_seconds: float  # the ingest's CPU time, all threads: against seconds, cores used
     hands_per_second: float
     megabytes_per_second: float
     peak_memory_mb: float
@@ -63,7 +64,8 @@ class IngestBenchmark:
             f"{self.format:6s} {self.hands:,} hands"
             f"{f' in {self.files:,} files' if self.files > 1 else ''}, "
             f"{self.megabytes:,.1f} MB ingested in "
-            f"{self.seconds:.2f} s: {self.hands_per_second:,.0f} hands/s, "
+            f"{self.seconds:.2f} s (CPU {self.cpu_seconds:.2f} s): "
+            f"{self.hands_per_second:,.0f} hands/s, "
             f"{self.megabytes_per_second:,.1f} MB/s, peak memory "
             f"{self.peak_memory_mb:,.0f} MiB\n"
             f"       the reader alone{', file by file' if self.files > 1 else ''}: "
@@ -134,7 +136,9 @@ def _ingest_child(path: str, warehouse: str, results: multiprocessing.Queue[obje
     from ofc_stats.formats import get_reader, sniff
     from ofc_stats.ingest import READ_BATCH_HANDS, ingest
 
+    cpu_started = time.process_time()
     first = ingest([path], warehouse)
+    cpu_seconds = time.process_time() - cpu_started
     peak = process_peak_mb()
     duplicate = Path(path).with_name("again-" + Path(path).name)
     if Path(path).is_dir():
@@ -151,7 +155,7 @@ def _ingest_child(path: str, warehouse: str, results: multiprocessing.Queue[obje
             for _ in reader.read(stream, str(file), batch_hands=READ_BATCH_HANDS):
                 pass
     reader_seconds = time.perf_counter() - started
-    results.put((first.as_dict(), again.as_dict(), peak, reader_seconds))
+    results.put((first.as_dict(), again.as_dict(), peak, reader_seconds, cpu_seconds))
 
 
 def benchmark_ingest(hands: int = 200_000, formats: Sequence[str] | None = None,
@@ -181,13 +185,14 @@ def benchmark_ingest(hands: int = 200_000, formats: Sequence[str] | None = None,
             child = context.Process(target=_ingest_child,
                                     args=(str(path), str(Path(folder) / f"wh-{fmt}"), queue))
             child.start()
-            first, again, peak, reader_seconds = cast(
-                tuple[dict[str, float], dict[str, float], float, float], queue.get())
+            first, again, peak, reader_seconds, cpu_seconds = cast(
+                tuple[dict[str, float], dict[str, float], float, float, float], queue.get())
             child.join()
             results.append(IngestBenchmark(
                 format=str(fmt), hands=written, files=len(_input_files(path)),
                 megabytes=megabytes,
-                seconds=first["seconds"], hands_per_second=first["hands_per_second"],
+                seconds=first["seconds"], cpu_seconds=cpu_seconds,
+                hands_per_second=first["hands_per_second"],
                 megabytes_per_second=first["megabytes_per_second"], peak_memory_mb=peak,
                 duplicate_seconds=again["seconds"],
                 duplicate_hands_per_second=again["hands_per_second"],

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -153,6 +154,7 @@ def test_bench_ingest_measures_each_format(tmp_path: Path) -> None:
     assert (figures["format"], figures["hands"]) == ("jsonl", 400)
     assert figures["hands_per_second"] > 0
     assert figures["megabytes_per_second"] > 0
+    assert figures["cpu_seconds"] > 0
     assert figures["peak_memory_mb"] > 0
     assert figures["duplicate_hands_per_second"] > 0
 
@@ -168,6 +170,7 @@ def test_bench_ingest_measures_a_folder_of_small_files(tmp_path: Path) -> None:
     plain = runner.invoke(app, ["bench", "ingest", "--hands", "30", "--files", "3",
                                 "--format", "jsonl"])
     assert "30 hands in 3 files" in plain.stdout
+    assert re.search(r"ingested in [\d.]+ s \(CPU [\d.]+ s\)", plain.stdout)
 
 
 # -- real processes -----------------------------------------------------------------------
