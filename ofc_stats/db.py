@@ -33,6 +33,8 @@ from ofc_stats.errors import OfcStatsError
 from ofc_stats.warehouse import Warehouse, WarehouseState
 
 DATABASE_FILE = "ofc.duckdb"
+# The table of ofc.duckdb naming the warehouse folder and commit its views were made for.
+DATABASE_SOURCE_TABLE = "_ofc_stats_source"
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
 DEFAULT_SESSION_GAP_MINUTES = 30
 NOTHING_SCORED = ("no scored hands in the warehouse: run 'ofc-stats score' "
@@ -207,8 +209,9 @@ def refresh_database(warehouse: Warehouse) -> Path | None:
     """Write ``<warehouse>/ofc.duckdb`` with the current views; return its path.
 
     The file is built beside and renamed over the old one, so a DuckDB session that
-    has the old file open keeps working. Returns None (and changes nothing) if the
-    file cannot be written.
+    has the old file open keeps working. It records the warehouse folder and commit
+    its views were made for (:func:`database_is_current`). Returns None (and changes
+    nothing) if the file cannot be written.
     """
     target = warehouse.root / DATABASE_FILE
     temporary = warehouse.root / f".tmp-{os.getpid()}-{DATABASE_FILE}"
@@ -216,7 +219,12 @@ def refresh_database(warehouse: Warehouse) -> Path | None:
     try:
         connection = open_duckdb(str(temporary))
         try:
-            create_views(connection, warehouse)
+            state = warehouse.state()
+            create_views(connection, warehouse, state)
+            connection.execute(
+                f"CREATE OR REPLACE TABLE {DATABASE_SOURCE_TABLE} AS "
+                "SELECT $root AS warehouse, $commit AS commit_id",
+                {"root": str(warehouse.root.resolve()), "commit": state.commit})
             connection.execute("CHECKPOINT")
         finally:
             connection.close()
@@ -225,6 +233,23 @@ def refresh_database(warehouse: Warehouse) -> Path | None:
         temporary.unlink(missing_ok=True)
         return None
     return target
+
+
+def database_is_current(warehouse: Warehouse) -> bool:
+    """Whether ``<warehouse>/ofc.duckdb`` holds the views of the warehouse as it is:
+    made in this folder (its paths are absolute: a warehouse moved or copied needs new
+    ones) at its latest commit (a run killed between its commit and the refresh
+    leaves them behind)."""
+    try:
+        connection = duckdb.connect(str(warehouse.root / DATABASE_FILE), read_only=True)
+        try:
+            row = connection.execute(
+                f"SELECT warehouse, commit_id FROM {DATABASE_SOURCE_TABLE}").fetchone()
+        finally:
+            connection.close()
+    except duckdb.Error:  # missing, unreadable, or written before the record was kept
+        return False
+    return row == (str(warehouse.root.resolve()), warehouse.state().commit)
 
 
 def run_sql(connection: duckdb.DuckDBPyConnection, sql: str,

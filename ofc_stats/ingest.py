@@ -1406,7 +1406,7 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
         WarehouseError: the warehouse is busy (after ``lock_timeout``) or invalid.
         RejectedHandsError: ``strict`` and something was set aside.
     """
-    from ofc_stats.db import DATABASE_FILE, refresh_database
+    from ofc_stats.db import database_is_current, refresh_database
 
     started = time.perf_counter()
     forced = _as_format(fmt)
@@ -1422,8 +1422,7 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
         finally:
             run.close()
         compacted = run.compact() if compact else 0
-        if (run.commits or compacted or run.upgraded
-                or not (store.root / DATABASE_FILE).exists()):
+        if run.commits or compacted or run.upgraded or not database_is_current(store):
             refresh_database(store)  # ofc.duckdb's views list the committed files
     summary = IngestSummary(
         warehouse=str(store.root), files=run.files_total, files_read=run.files_read,

@@ -6,6 +6,7 @@ import bz2
 import gzip
 import json
 import lzma
+import shutil
 import zipfile
 import zlib
 from pathlib import Path
@@ -1043,3 +1044,33 @@ def test_an_upgrade_with_nothing_new_still_refreshes_the_duckdb_file(tmp_path: P
     ingest([path], tmp_path / "wh")  # the next writer deletes the old files
     with duckdb.connect(str(tmp_path / "wh" / "ofc.duckdb"), read_only=True) as connection:
         assert connection.execute("SELECT count(*) FROM seats").fetchone() == (60,)
+
+
+def test_a_moved_warehouse_or_a_missed_refresh_gets_a_fresh_duckdb_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import duckdb
+
+    from ofc_stats import db
+
+    def hands_in_database(root: Path) -> object:
+        with duckdb.connect(str(root / "ofc.duckdb"), read_only=True) as connection:
+            return connection.execute("SELECT count(*) FROM hands").fetchone()
+
+    path = write_hands(tmp_path / "a.jsonl", sample_hands(20, 3, seed=4))
+    ingest([path], tmp_path / "wh")
+    # ofc.duckdb names its files by absolute path: moved, its views find nothing ...
+    shutil.move(tmp_path / "wh", tmp_path / "moved")
+    with pytest.raises(duckdb.IOException):
+        hands_in_database(tmp_path / "moved")
+    assert not db.database_is_current(Warehouse.open(tmp_path / "moved"))
+    # ... until the next run, even one with nothing new.
+    assert ingest([path], tmp_path / "moved").commits == 0
+    assert hands_in_database(tmp_path / "moved") == (20,)
+    assert db.database_is_current(Warehouse.open(tmp_path / "moved"))
+    # A run killed between its commit and the refresh: the next run refreshes.
+    monkeypatch.setattr(db, "refresh_database", lambda warehouse: None)
+    ingest([write_hands(tmp_path / "b.jsonl", sample_hands(5, 3, seed=5))], tmp_path / "moved")
+    assert hands_in_database(tmp_path / "moved") == (20,)
+    monkeypatch.undo()
+    assert ingest([tmp_path / "b.jsonl"], tmp_path / "moved").commits == 0
+    assert hands_in_database(tmp_path / "moved") == (25,)
