@@ -591,7 +591,7 @@ class _Ingestion:
         self.archives = OpenArchive(self.counter)  # the zip whose members are being read
         self.group: list[_GroupedFile] = []  # small files split, not yet parsed
         # The group being parsed while the next files are split (_read_group).
-        self.parser = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ofc-parse-group")
+        self.group_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ofc-parse-group")
         self.parsing: tuple[list[_GroupedFile], Future[CanonicalBatch]] | None = None
         self.group_hands = self.group_bytes = 0
         self.upgraded = upgrade_warehouse(self.warehouse)  # files rewritten
@@ -789,7 +789,7 @@ class _Ingestion:
         parsing, self.parsing = self.parsing, None
         items, self.group = self.group, []
         self.group_hands = self.group_bytes = 0
-        future = self.parser.submit(self._parse_group, items) if items else None
+        future = self.group_pool.submit(self._parse_group, items) if items else None
         if parsing is not None:
             self._accept_group(*parsing)
         if future is not None:
@@ -1178,11 +1178,15 @@ class _Ingestion:
             self.in_flight_hands = []
 
     def close(self) -> None:
-        """Finish the commit in flight (also when interrupted: it is whole or absent)."""
+        """Finish the commit in flight (also when interrupted: it is whole or absent).
+
+        A group still being parsed then is dropped: none of its files was committed,
+        so the next run reads them.
+        """
         try:
             self.wait_for_commit()
         finally:
-            self.parser.shutdown(wait=True, cancel_futures=True)
+            self.group_pool.shutdown(wait=True, cancel_futures=True)
             self.committer.shutdown(wait=True)
             self.archives.close()
 
