@@ -46,8 +46,9 @@ from ofc_stats.warehouse import (
 )
 
 DEFAULT_SCORING = "default"
-# Which rules each scoring's stored rows were computed under (a digest per scoring),
-# so that a ruleset file edited since is noticed and everything rescored.
+# Per scoring: which rules its stored rows were computed under (a digest, so that a
+# ruleset file edited since is noticed and everything rescored) and which seats files
+# it has scored whole (not read again: a run with nothing new reads no seats).
 SCORINGS_FILE = "scorings.json"
 HAND_KEY = ["site", "hand_id"]
 SEAT_COLUMNS = ["site", "hand_id", "variant", "table", "started_at", "seat", "player",
@@ -189,21 +190,40 @@ def rules_digest(forced: Ruleset | None) -> str:
     return digest.hexdigest()[:16]
 
 
-def _stored_digests(warehouse: Warehouse) -> dict[str, str]:
+@dataclass(frozen=True)
+class _ScoringRecord:
+    """What ``scorings.json`` says of one scoring."""
+
+    rules: str  # rules_digest of the rules its rows were computed under
+    seats_files: frozenset[str] = frozenset()  # seats files it has scored whole
+
+
+def _stored_scorings(warehouse: Warehouse) -> dict[str, _ScoringRecord]:
     path = warehouse.root / SCORINGS_FILE
     try:
         stored = json.loads(path.read_text())
     except (OSError, ValueError):
         return {}
-    return {str(k): str(v) for k, v in stored.items()} if isinstance(stored, dict) else {}
+    if not isinstance(stored, dict):
+        return {}
+    records = {}
+    for name, value in stored.items():
+        if isinstance(value, dict):
+            records[str(name)] = _ScoringRecord(str(value.get("rules")), frozenset(
+                str(path) for path in value.get("seats_files", [])))
+        else:  # written by an earlier version: the digest alone
+            records[str(name)] = _ScoringRecord(str(value))
+    return records
 
 
-def _record_digest(warehouse: Warehouse, scoring: str, digest: str) -> None:
-    stored = _stored_digests(warehouse)
-    if stored.get(scoring) != digest:
-        stored[scoring] = digest
+def _record_scoring(warehouse: Warehouse, scoring: str, record: _ScoringRecord) -> None:
+    stored = _stored_scorings(warehouse)
+    if stored.get(scoring) != record:
+        stored[scoring] = record
+        data = {name: {"rules": item.rules, "seats_files": sorted(item.seats_files)}
+                for name, item in stored.items()}
         atomic_write_bytes(warehouse.root / SCORINGS_FILE,
-                           json.dumps(stored, indent=1, sort_keys=True).encode())
+                           json.dumps(data, indent=1, sort_keys=True).encode())
 
 
 def _contiguous(seats: pl.DataFrame) -> pl.DataFrame:
@@ -246,21 +266,30 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
     with warehouse.writing():
         upgrade_warehouse(warehouse)
         state = warehouse.state()
-        seat_files = state.table_files("seats")
         previous = [f.path for table in ("player_hands", "matchups")
                     for f in state.table_files(table, scoring)]
         # Rows stored under other rules than these (a ruleset file edited since, a new
         # version's presets) are all redone; a warehouse without a record keeps its rows.
         digest = rules_digest(forced)
-        rules_changed = bool(previous) and _stored_digests(warehouse).get(scoring,
-                                                                          digest) != digest
+        record = _stored_scorings(warehouse).get(scoring)
+        rules_changed = bool(previous) and record is not None and record.rules != digest
         rescore = rescore or rules_changed
-        if not previous:
-            _record_digest(warehouse, scoring, digest)  # nothing stored could disagree
+        if not previous:  # nothing stored could disagree, nothing is scored
+            record = _ScoringRecord(digest)
+            _record_scoring(warehouse, scoring, record)
+        scored_before = (record.seats_files if record is not None and not rescore
+                         else frozenset())
+        all_seat_files = state.table_files("seats")
+        seat_files = [f for f in all_seat_files if f.path not in scored_before]
         scored_keys = None
-        if not rescore and previous:
+        if not rescore and previous and seat_files:
+            # The hands of these files scored already (files merged by compaction hold
+            # some): looked up for these files' hands only, not the whole scoring.
+            pending = pl.scan_parquet([warehouse.root / f.path for f in seat_files]
+                                      ).select(HAND_KEY).unique()
             scored_keys = (warehouse.scan("player_hands", scoring).select(HAND_KEY)
-                           .unique().collect())
+                           .join(pending, on=HAND_KEY, how="semi").unique()
+                           .collect(engine="streaming"))
         def score_chunk(seats: pl.DataFrame) -> _ScoredFile:
             if scored_keys is not None:
                 seats = seats.join(scored_keys, on=HAND_KEY, how="anti", maintain_order="left")
@@ -297,7 +326,10 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
         if rescore:
             warehouse.commit([], removes=previous, staged=staged, action="rescore",
                              meta={"scoring": scoring, "rules": digest})
-        _record_digest(warehouse, scoring, digest)
+        # Files compacted away since leave the record; the files read now join it.
+        still_there = {f.path for f in all_seat_files}
+        _record_scoring(warehouse, scoring, _ScoringRecord(
+            digest, (scored_before & still_there) | {f.path for f in seat_files}))
         for table in ("player_hands", "matchups"):
             if len(warehouse.state().table_files(table, scoring)) >= COMPACT_WHEN_FILES:
                 warehouse.compact(table)

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import polars as pl
+import pytest
 from polars.testing import assert_frame_equal
 
 from ofc_stats import score_hands
@@ -200,3 +203,54 @@ def test_seats_written_with_the_nested_board_column_are_upgraded_once(tmp_path: 
     assert actions[actions.index("old layout") + 1] == "upgrade"
     with warehouse.writing():
         assert upgrade_warehouse(warehouse) == 0
+
+
+def test_a_run_reads_only_the_seats_files_it_has_not_scored_whole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ofc_stats import warehouse_scoring
+
+    read: list[str] = []
+    chunks = warehouse_scoring._seat_chunks
+
+    def counted(path: Path, rows: int = warehouse_scoring.CHUNK_ROWS) -> Iterator[pl.DataFrame]:
+        read.append(path.name)
+        return chunks(path, rows)
+
+    monkeypatch.setattr(warehouse_scoring, "_seat_chunks", counted)
+    warehouse = store(tmp_path, sample_hands(6), sample_hands(3, start=6))
+    assert score_warehouse(warehouse).hands == 9
+    assert len(read) == 2
+    read.clear()
+    assert score_warehouse(warehouse).hands == 0  # nothing new: no seats read
+    assert read == []
+    store(tmp_path, sample_hands(4, start=9))  # new hands arrive in a new file
+    assert score_warehouse(warehouse).hands == 4
+    assert len(read) == 1
+    read.clear()
+    # Compaction merges the seats files into a new one: read once, nothing scored twice.
+    with warehouse.writing():
+        assert warehouse.compact("seats", small_rows=1_000) > 0
+    again = score_warehouse(warehouse)
+    assert (again.hands, len(read)) == (0, 1)
+    read.clear()
+    assert score_warehouse(warehouse).hands == 0
+    assert read == []
+    assert warehouse.scan("player_hands", DEFAULT_SCORING).collect().height == 26
+    # A rescore reads everything and remembers it all again.
+    assert score_warehouse(warehouse, rescore=True).hands == 13
+    read.clear()
+    assert (score_warehouse(warehouse).hands, read) == (0, [])
+
+
+def test_a_record_from_an_earlier_version_keeps_the_rows_and_is_rewritten(
+        tmp_path: Path) -> None:
+    from ofc_stats.warehouse_scoring import SCORINGS_FILE, rules_digest
+
+    warehouse = store(tmp_path, sample_hands(5))
+    score_warehouse(warehouse)
+    (tmp_path / SCORINGS_FILE).write_text(json.dumps({DEFAULT_SCORING: rules_digest(None)}))
+    summary = score_warehouse(warehouse)
+    assert (summary.hands, summary.rules_changed, summary.rescored) == (0, False, False)
+    record = json.loads((tmp_path / SCORINGS_FILE).read_text())[DEFAULT_SCORING]
+    assert record["rules"] == rules_digest(None)
+    assert record["seats_files"] == [f.path for f in warehouse.state().table_files("seats")]
