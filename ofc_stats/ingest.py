@@ -27,7 +27,7 @@ import os
 import time
 import uuid
 import zipfile
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
@@ -53,7 +53,7 @@ from ofc_stats.canonical import (
 from ofc_stats.cards import card_names_expr
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.formats import SNIFF_BYTES, FileGroupReader, Format, UnknownFormatError
-from ofc_stats.formats.reading import SplitFile
+from ofc_stats.formats.reading import BATCH_BYTES, PARSE_THREADS, SplitFile
 from ofc_stats.formats.streaming import ARCHIVE_ERRORS
 from ofc_stats.sources import (
     ByteCounter,
@@ -72,9 +72,13 @@ from ofc_stats.warehouse import PendingFile, Warehouse, default_warehouse
 COMMIT_HANDS = 25_000  # hands per commit: bounds memory and what a kill can lose
 COMMIT_BYTES = 96 * 1024 * 1024  # or this much pending data, whichever comes first
 # Files up to this size are read whole and parsed with others in one batch: a batch's
-# fixed cost (tens of milliseconds) dwarfs a small file's own (one file per session).
-SMALL_FILE_BYTES = 1 << 20
-GROUP_BYTES = 32 * 1024 * 1024  # a group is parsed once this much is split, at the latest
+# fixed cost (tens of milliseconds) dwarfs a small file's own (one file per session),
+# and groups of files are parsed side by side where one file alone would use one core.
+# A file found to hold more than a batch of hands is read in batches instead.
+SMALL_FILE_BYTES = 16 << 20
+GROUP_BYTES = BATCH_BYTES  # a group is parsed once this much is split, at the latest
+# Groups being parsed (each on its own thread) while the next files are split.
+GROUPS_IN_FLIGHT = PARSE_THREADS
 # Hands per reader batch: a reader's peak memory grows with it (JSON Lines, measured:
 # about 0.65 GB at 5,000, 0.85 GB at 10,000, 1.2 GB at 20,000), its speed hardly.
 READ_BATCH_HANDS = 10_000
@@ -590,9 +594,11 @@ class _Ingestion:
         self.rejected = 0
         self.archives = OpenArchive(self.counter)  # the zip whose members are being read
         self.group: list[_GroupedFile] = []  # small files split, not yet parsed
-        # The group being parsed while the next files are split (_read_group).
-        self.group_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ofc-parse-group")
-        self.parsing: tuple[list[_GroupedFile], Future[CanonicalBatch]] | None = None
+        # The groups being parsed while the next files are split (_read_group), oldest
+        # first.
+        self.group_pool = ThreadPoolExecutor(max_workers=GROUPS_IN_FLIGHT,
+                                             thread_name_prefix="ofc-parse-group")
+        self.parsing: deque[tuple[list[_GroupedFile], Future[CanonicalBatch]]] = deque()
         self.group_hands = self.group_bytes = 0
         self.upgraded = upgrade_warehouse(self.warehouse)  # files rewritten
         self._ensure_hand_keys()
@@ -763,7 +769,8 @@ class _Ingestion:
         try:
             with open_source(source, self.counter, self.archives) as raw:
                 stream = PrefixHashingStream(raw)
-                split = reader.split_file(cast(BinaryIO, stream), source.name)
+                split = reader.split_file(cast(BinaryIO, stream), source.name,
+                                          max_hands=self.batch_hands)
                 end_offset = split.end_offset or 0
                 stream.advance(end_offset)
                 digest = stream.digest()
@@ -783,20 +790,16 @@ class _Ingestion:
     def _read_group(self, *, later: bool = False) -> None:
         """Parse the small files kept so far (each format's together) and accept them.
 
-        With ``later``, the group is parsed on a thread while the next files are split,
-        and accepted on the next call: groups are still accepted in file order.
+        With ``later``, the group is parsed on a thread while the next files are split
+        (``GROUPS_IN_FLIGHT`` at most); groups are accepted in file order all the same.
         """
-        parsing, self.parsing = self.parsing, None
         items, self.group = self.group, []
         self.group_hands = self.group_bytes = 0
-        future = self.group_pool.submit(self._parse_group, items) if items else None
-        if parsing is not None:
-            self._accept_group(*parsing)
-        if future is not None:
-            if later:
-                self.parsing = (items, future)
-            else:
-                self._accept_group(items, future)
+        if items:
+            self.parsing.append((items, self.group_pool.submit(self._parse_group, items)))
+        while self.parsing and (not later or len(self.parsing) > GROUPS_IN_FLIGHT
+                                or self.parsing[0][1].done()):
+            self._accept_group(*self.parsing.popleft())
 
     def _accept_group(self, items: list[_GroupedFile], parsed: Future[CanonicalBatch]) -> None:
         """Accept a parsed group.

@@ -172,6 +172,17 @@ def test_a_batch_ends_after_batch_bytes_of_text_whatever_its_hand_count(
 
 
 @pytest.mark.parametrize("fmt", IMPLEMENTED)
+def test_splitting_a_whole_file_stops_past_max_hands(fmt: Format,
+                                                     pineapple: CanonicalBatch) -> None:
+    data = write(fmt, [pineapple])
+    reader = reader_for(fmt, chunk_bytes=1024)
+    whole = reader.split_file(io.BytesIO(data), "f", max_hands=None)  # type: ignore[attr-defined]
+    assert whole.hands == pineapple.hands.height
+    cut = reader.split_file(io.BytesIO(data), "f", max_hands=10)  # type: ignore[attr-defined]
+    assert cut.hands == 11  # one past the limit: the caller then reads it in batches
+
+
+@pytest.mark.parametrize("fmt", IMPLEMENTED)
 def test_resuming_at_any_end_offset_reads_the_rest_exactly(
         fmt: Format, pineapple: CanonicalBatch) -> None:
     data = write(fmt, [pineapple])

@@ -1074,3 +1074,26 @@ def test_a_moved_warehouse_or_a_missed_refresh_gets_a_fresh_duckdb_file(
     monkeypatch.undo()
     assert ingest([tmp_path / "b.jsonl"], tmp_path / "moved").commits == 0
     assert hands_in_database(tmp_path / "moved") == (25,)
+
+
+def test_a_file_with_more_than_a_batch_of_hands_is_read_in_batches_not_grouped(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ofc_stats.formats.jsonl import JsonLinesReader
+
+    split_hands: list[int] = []
+    split_file = JsonLinesReader.split_file
+
+    def counted(self: JsonLinesReader, *args: Any, **options: Any) -> Any:
+        split = split_file(self, *args, **options)
+        split_hands.append(split.hands)
+        return split
+
+    monkeypatch.setattr(JsonLinesReader, "split_file", counted)
+    write_hands(tmp_path / "in" / "small.jsonl", sample_hands(20, 3, seed=30))
+    write_hands(tmp_path / "in" / "big.jsonl", sample_hands(400, 3, seed=31))
+    summary = ingest([tmp_path / "in"], tmp_path / "wh", batch_hands=50)
+    assert summary.hands_stored == 420
+    # The big file's split stopped just past a batch, and it was read in batches.
+    assert sorted(split_hands)[0] == 20
+    assert 50 < sorted(split_hands)[1] < 400
+    assert_consistent(tmp_path / "wh")

@@ -105,8 +105,10 @@ class FileGroupReader(FormatReader, Protocol):
     """A reader that can also parse many small files as one batch (ingest groups the
     files of a folder of sessions: the fixed cost of a batch is paid once per group)."""
 
-    def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
-        """Every hand of a whole file, split off but not parsed."""
+    def split_file(self, stream: BinaryIO, file: str, max_hands: int | None = None
+                   ) -> SplitFile:
+        """Every hand of a whole file, split off but not parsed (with ``max_hands``,
+        it stops once it has more than that)."""
         ...
 
     def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:

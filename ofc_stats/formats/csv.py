@@ -324,11 +324,12 @@ class CsvReader:
         parser = CsvParser(file, source.file_head, self.site, self.variant, self.table)
         yield from read_batches(source, parser, file, batch_hands)
 
-    def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
+    def split_file(self, stream: BinaryIO, file: str, max_hands: int | None = None
+                   ) -> SplitFile:
         """Every hand of a whole (small) file, split off (by its own header) but not parsed."""
         source = ByteSource(stream, 0, self.chunk_bytes)
         parser = CsvParser(file, source.file_head, self.site, self.variant, self.table)
-        return split_file(source, parser, file)
+        return split_file(source, parser, file, max_hands)
 
     def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
         """The hands of several split files, parsed as one batch (their rows carry what

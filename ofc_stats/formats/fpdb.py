@@ -340,10 +340,11 @@ class FpdbReader:
             parser.depth = parser.level
         yield from read_batches(source, parser, file, batch_hands)
 
-    def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
+    def split_file(self, stream: BinaryIO, file: str, max_hands: int | None = None
+                   ) -> SplitFile:
         """Every hand of a whole (small) file, cut out (by its own layout) but not parsed."""
         source = ByteSource(stream, 0, self.chunk_bytes, whole_lines=False)
-        return split_file(source, FpdbParser(file, source.file_head), file)
+        return split_file(source, FpdbParser(file, source.file_head), file, max_hands)
 
     def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
         """The hands of several split files, parsed as one batch."""

@@ -228,16 +228,29 @@ class SplitFile:
         return sum(part.count for part in self.parts)
 
 
-def split_file(source: ByteSource, parser: Parser, file: str) -> SplitFile:
+def split_file(source: ByteSource, parser: Parser, file: str, max_hands: int | None = None
+               ) -> SplitFile:
     """Split every hand of ``source`` off (a small file: all of it is held at once).
+
+    With ``max_hands``, it stops once it has more: a file with more hands than that is
+    read in batches instead, and splitting the rest would be wasted.
 
     A stream that breaks part-way gives the hands before the damage and the failure.
     """
     parts: list[Units] = []
     failure = None
+    limit = (1 << FILE_SHIFT) if max_hands is None else max_hands + 1
+    count = 0
+
+    def remaining() -> int:  # asked before each chunk: the hands split so far count
+        return limit - count
+
     try:
-        for units in _split_chunks(source, parser, lambda: 1 << FILE_SHIFT):
+        for units in _split_chunks(source, parser, remaining):
             parts.append(units)
+            count += units.count
+            if count >= limit:
+                break
     except Exception as error:
         failure = error
     return SplitFile(file, parts, parts[-1].end_offset if parts else None, failure)

@@ -453,9 +453,11 @@ class TextReader:
         source = ByteSource(stream, start_offset, self.chunk_bytes)
         yield from read_batches(source, TextParser(file), file, batch_hands)
 
-    def split_file(self, stream: BinaryIO, file: str) -> SplitFile:
+    def split_file(self, stream: BinaryIO, file: str, max_hands: int | None = None
+                   ) -> SplitFile:
         """Every hand of a whole (small) file, split off but not parsed."""
-        return split_file(ByteSource(stream, 0, self.chunk_bytes), TextParser(file), file)
+        return split_file(ByteSource(stream, 0, self.chunk_bytes), TextParser(file), file,
+                          max_hands)
 
     def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
         """The hands of several split files, parsed as one batch."""
