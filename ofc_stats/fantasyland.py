@@ -66,7 +66,7 @@ WITH marked AS MATERIALIZED (
     SELECT site, hand_id, bool_or(in_fantasyland) AS in_fl,
            bool_or(CASE WHEN in_fantasyland THEN fl_qualifies_stay
                         ELSE fl_qualifies_entry END) AS earning
-    FROM read_parquet({files})
+    FROM {player_hands}
     WHERE in_fantasyland OR fl_qualifies_entry OR fl_qualifies_stay
     GROUP BY site, hand_id
 ),
@@ -120,7 +120,7 @@ ph AS MATERIALIZED (
                AS due_next,
            CASE WHEN p.in_fantasyland THEN p.fl_stay_cards ELSE p.fl_entry_cards END
                AS due_cards
-    FROM read_parquet({files}) p
+    FROM {player_hands} p
     SEMI JOIN (SELECT site, hand_id FROM links
                UNION SELECT site, prev_hand_id FROM links WHERE prev_hand_id IS NOT NULL) n
         ON p.site = n.site AND p.hand_id = n.hand_id
@@ -215,20 +215,23 @@ FROM links WHERE link = 'gap'
 
 
 def transitions_query(files: list[str], break_minutes: int = DEFAULT_BREAK_MINUTES,
-                      hand_files: list[str] | None = None) -> str:
+                      hand_files: list[str] | None = None, tables: str | None = None) -> str:
     """The SQL that derives ``fl_transitions`` rows from ``player_hands`` files.
 
     ``hand_files`` (the warehouse's ``hands``) list every hand once; without them the
-    hands are gathered from ``player_hands``.
+    hands are gathered from ``player_hands``. ``tables``: a relation of ``site`` and
+    ``table``; only those tables' hands are followed (each table's chain is its own).
     """
+    only = "" if tables is None else f' SEMI JOIN {tables} USING (site, "table")'
+    player_hands = f"(SELECT * FROM read_parquet({_file_list(files)}){only})"
     if hand_files:
-        hands = f"read_parquet({_file_list(hand_files)})"
+        hands = f"(SELECT * FROM read_parquet({_file_list(hand_files)}){only})"
         source = "the warehouse's hands"
     else:
         hands = ("(SELECT site, \"table\", hand_id, min(started_at) AS started_at "
-                 f"FROM read_parquet({_file_list(files)}) GROUP BY ALL)")
+                 f"FROM {player_hands} GROUP BY ALL)")
         source = "gathered from player_hands"
-    return TRANSITIONS_SQL.format(files=_file_list(files), break_minutes=int(break_minutes),
+    return TRANSITIONS_SQL.format(player_hands=player_hands, break_minutes=int(break_minutes),
                                   hands=hands, hands_source=source)
 
 
@@ -236,9 +239,12 @@ def _file_list(files: list[str]) -> str:
     return "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
 
 
-def refresh_transitions(warehouse: Warehouse, break_minutes: int = DEFAULT_BREAK_MINUTES
-                        ) -> tuple[int, int]:
+def refresh_transitions(warehouse: Warehouse, break_minutes: int = DEFAULT_BREAK_MINUTES,
+                        tables: pl.DataFrame | None = None) -> tuple[int, int]:
     """Recompute ``fl_transitions`` from the default scoring and swap it in.
+
+    With ``tables`` (``site``, ``table``: where new hands were scored), only those
+    tables are followed again; the other tables' rows are kept as they were.
 
     Call with the warehouse's write lock held. Returns (rows, errors).
     """
@@ -257,8 +263,16 @@ def refresh_transitions(warehouse: Warehouse, break_minutes: int = DEFAULT_BREAK
                                  threads=os.cpu_count() or 2,
                                  preserve_insertion_order=False)
         try:
+            if tables is None or not previous:
+                query = transitions_query(files, break_minutes, hand_files)
+            else:
+                connection.register("touched", tables.select("site", "table").unique())
+                kept = [str(warehouse.root / path) for path in previous]
+                query = (f"({transitions_query(files, break_minutes, hand_files, 'touched')})"
+                         f" UNION ALL BY NAME (SELECT * FROM read_parquet({_file_list(kept)})"
+                         ' ANTI JOIN touched USING (site, "table"))')
             connection.execute(
-                f"COPY ({transitions_query(files, break_minutes, hand_files)}) TO "
+                f"COPY ({query}) TO "
                 f"'{temporary.as_posix()}' (FORMAT parquet, COMPRESSION zstd)")
             rows, errors = connection.execute(
                 f"SELECT count(*), count(*) FILTER (WHERE status IN {FL_ERRORS}) "

@@ -101,6 +101,7 @@ class _ScoredFile:
     hands: int
     player_rows: int
     matchup_rows: int
+    tables: list[pl.DataFrame] = dataclasses.field(default_factory=list)  # site, table
 
 
 def _in_parallel(work: Callable[[_Item], _Result], items: Iterable[_Item]) -> Iterator[_Result]:
@@ -196,6 +197,9 @@ class _ScoringRecord:
 
     rules: str  # rules_digest of the rules its rows were computed under
     seats_files: frozenset[str] = frozenset()  # seats files it has scored whole
+    # Rows were added since fl_transitions was last refreshed (a run stopped between
+    # its commits and the refresh): the next run follows every table again.
+    transitions_stale: bool = False
 
 
 def _stored_scorings(warehouse: Warehouse) -> dict[str, _ScoringRecord]:
@@ -210,7 +214,8 @@ def _stored_scorings(warehouse: Warehouse) -> dict[str, _ScoringRecord]:
     for name, value in stored.items():
         if isinstance(value, dict):
             records[str(name)] = _ScoringRecord(str(value.get("rules")), frozenset(
-                str(path) for path in value.get("seats_files", [])))
+                str(path) for path in value.get("seats_files", [])),
+                bool(value.get("transitions_stale", False)))
         else:  # written by an earlier version: the digest alone
             records[str(name)] = _ScoringRecord(str(value))
     return records
@@ -220,7 +225,8 @@ def _record_scoring(warehouse: Warehouse, scoring: str, record: _ScoringRecord) 
     stored = _stored_scorings(warehouse)
     if stored.get(scoring) != record:
         stored[scoring] = record
-        data = {name: {"rules": item.rules, "seats_files": sorted(item.seats_files)}
+        data = {name: {"rules": item.rules, "seats_files": sorted(item.seats_files),
+                       "transitions_stale": item.transitions_stale}
                 for name, item in stored.items()}
         atomic_write_bytes(warehouse.root / SCORINGS_FILE,
                            json.dumps(data, indent=1, sort_keys=True).encode())
@@ -300,7 +306,8 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
             files = [warehouse.stage(PendingFile(table, frame, scoring)) for table, frame
                      in (("player_hands", players), ("matchups", matchups))]
             return _ScoredFile([f for f in files if f is not None], scored_hands,
-                               players.height, matchups.height)
+                               players.height, matchups.height,
+                               [seats.select("site", "table").unique()])
 
         def score_file(seat_file: TableFile) -> _ScoredFile:
             results = list(_in_parallel(score_chunk,
@@ -308,8 +315,16 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
             return _ScoredFile([f for result in results for f in result.files],
                                sum(r.hands for r in results),
                                sum(r.player_rows for r in results),
-                               sum(r.matchup_rows for r in results))
+                               sum(r.matchup_rows for r in results),
+                               [t for result in results for t in result.tables])
 
+        follows_tables = scoring == DEFAULT_SCORING
+        stale_before = record is not None and record.transitions_stale
+        if follows_tables and seat_files and not stale_before:
+            # Before the first commit: a run stopped before its refresh leaves a mark.
+            record = _ScoringRecord(digest, scored_before, transitions_stale=True)
+            _record_scoring(warehouse, scoring, record)
+        touched: list[pl.DataFrame] = []
         staged: list[StagedFile] = []
         for done, result in enumerate(map(score_file, seat_files), start=1):
             if rescore:
@@ -321,6 +336,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
             hands += result.hands
             player_rows += result.player_rows
             matchup_rows += result.matchup_rows
+            touched.extend(result.tables)
             if progress is not None:
                 progress(done, len(seat_files))
         if rescore:
@@ -328,14 +344,21 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
                              meta={"scoring": scoring, "rules": digest})
         # Files compacted away since leave the record; the files read now join it.
         still_there = {f.path for f in all_seat_files}
-        _record_scoring(warehouse, scoring, _ScoringRecord(
-            digest, (scored_before & still_there) | {f.path for f in seat_files}))
+        scored_files = (scored_before & still_there) | {f.path for f in seat_files}
+        refresh = follows_tables and bool(player_rows or rescore or stale_before)
+        _record_scoring(warehouse, scoring, _ScoringRecord(digest, scored_files,
+                                                           transitions_stale=refresh))
         for table in ("player_hands", "matchups"):
             if len(warehouse.state().table_files(table, scoring)) >= COMPACT_WHEN_FILES:
                 warehouse.compact(table)
         transitions = fl_errors = 0
-        if scoring == DEFAULT_SCORING and (player_rows or rescore):
-            transitions, fl_errors = refresh_transitions(warehouse)
+        if refresh:
+            # Each table's chain is its own: only the tables with new hands are followed
+            # again, unless everything changed (or a run stopped before its refresh).
+            only = (None if rescore or stale_before or not touched
+                    else pl.concat(touched).unique())
+            transitions, fl_errors = refresh_transitions(warehouse, tables=only)
+            _record_scoring(warehouse, scoring, _ScoringRecord(digest, scored_files))
         database = refresh_database(warehouse)
     seconds = time.perf_counter() - started
     return ScoreSummary(

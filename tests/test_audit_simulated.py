@@ -7,6 +7,7 @@ from pathlib import Path
 
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 
 from ofc_stats.audit import audit_warehouse
 from ofc_stats.ingest import ingest
@@ -53,3 +54,48 @@ def test_a_fresh_simulation_is_audited_exactly(tmp_path: Path, fmt: str, seed: i
     assert found_errors(warehouse) == expected
     gaps = audit_warehouse(warehouse).findings.filter(pl.col("kind") == "gap")
     assert gaps.height == 3
+
+
+def test_scoring_in_steps_follows_fantasyland_like_scoring_at_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A later run follows only the tables with new hands again; the other tables' rows
+    # are kept. In steps or at once, fl_transitions must be the same.
+    config = SimulationConfig(seed=13, hands=3000, tables=6, faults=parse_faults(
+        "fl-missing=3,fl-unearned=3,fl-cards=3,gap=3"))
+    written = write_simulation(config, tmp_path / "all", "jsonl")
+    files = sorted(tmp_path / "all" / name for name in written.files)
+    assert len(files) == 6
+
+    def transitions(root: Path) -> pl.DataFrame:
+        frame = Warehouse.open(root).scan("fl_transitions").collect()
+        return frame.sort(frame.columns, nulls_last=True)
+
+    ingest(files, tmp_path / "once")
+    score_warehouse(Warehouse.open(tmp_path / "once"))
+    at_once = transitions(tmp_path / "once")
+    assert at_once.filter(pl.col("status") != "ok").height > 0
+
+    steps = Warehouse.open(tmp_path / "steps", create=True)
+    for part in (files[:3], files[3:5], files[5:]):
+        ingest(part, steps)
+        score_warehouse(steps)
+    assert_frame_equal(transitions(tmp_path / "steps"), at_once)
+
+    # A run stopped between its scores' commits and the Fantasyland refresh: the next
+    # run, even with nothing new, follows every table again.
+    from ofc_stats import fantasyland
+
+    stopped = Warehouse.open(tmp_path / "stopped", create=True)
+    ingest(files[:3], stopped)
+    score_warehouse(stopped)
+    ingest(files[3:], stopped)
+
+    def killed(*args: object, **options: object) -> tuple[int, int]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(fantasyland, "refresh_transitions", killed)
+    with pytest.raises(KeyboardInterrupt):
+        score_warehouse(stopped)
+    monkeypatch.undo()
+    assert score_warehouse(stopped).hands == 0
+    assert_frame_equal(transitions(tmp_path / "stopped"), at_once)
