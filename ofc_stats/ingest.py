@@ -54,7 +54,7 @@ from ofc_stats.cards import card_names_expr
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.formats import SNIFF_BYTES, FileGroupReader, Format, UnknownFormatError
 from ofc_stats.formats.reading import BATCH_BYTES, PARSE_THREADS, SplitFile
-from ofc_stats.formats.streaming import ARCHIVE_ERRORS
+from ofc_stats.formats.streaming import ARCHIVE_ERRORS, string_buffers
 from ofc_stats.sources import (
     ByteCounter,
     Compression,
@@ -278,13 +278,8 @@ def hash_strings(texts: pl.Series) -> npt.NDArray[np.uint64]:
     >>> hex(int(hash_strings(pl.Series(["home\\x1fh1"]))[0]))
     '0x1b9491adbca5d389'
     """
-    array = texts.cast(pl.String).fill_null("").rechunk().to_arrow(
-        compat_level=pl.CompatLevel.oldest())
-    count = len(array)
-    buffers = array.buffers()
-    offsets = np.frombuffer(buffers[1], dtype=np.int64)[array.offset:array.offset + count + 1]
-    data = (np.frombuffer(buffers[2], dtype=np.uint8) if buffers[2] is not None
-            else np.zeros(0, dtype=np.uint8))
+    offsets, data = string_buffers(texts.cast(pl.String).fill_null(""))
+    count = len(offsets) - 1
     starts = offsets[:-1]
     lengths = np.diff(offsets)
     hashes = _mix(lengths.astype(np.uint64) * _GOLDEN + _SEED)

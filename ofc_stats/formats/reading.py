@@ -27,7 +27,13 @@ import polars as pl
 
 from ofc_stats.canonical import MAX_RAW_CHARS, PROBLEMS_SCHEMA, CanonicalBatch, normalise
 from ofc_stats.cards import card_codes_expr
-from ofc_stats.formats.streaming import ByteSource, Positions, TextChunk, strings_between
+from ofc_stats.formats.streaming import (
+    ByteSource,
+    Positions,
+    TextChunk,
+    string_buffers,
+    strings_between,
+)
 from ofc_stats.rules import Row
 
 if TYPE_CHECKING:
@@ -540,11 +546,8 @@ def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = 
     joined = entries.select(pl.concat_str(
         [*(pl.col(name).fill_null("") for name in columns), pl.lit("")],
         separator=chr(_COLUMN_BREAK)))  # ends each entry: no card runs on to the next
-    array = joined.to_series().rechunk().to_arrow()
-    _, offset_buffer, data_buffer = array.buffers()
-    offsets = np.frombuffer(offset_buffer, dtype=np.int64)[
-        array.offset:array.offset + len(array) + 1]
-    data = data_buffer.to_pybytes()[:int(offsets[-1])]
+    offsets, buffer = string_buffers(joined.to_series())
+    data = buffer[:int(offsets[-1])].tobytes()
     codes = np.frombuffer(data, dtype=np.uint8)
     first = int(offsets[0])  # where the first entry starts (a sliced array)
     width = len(columns)

@@ -181,6 +181,19 @@ def strings_between(data: bytes, starts: Positions, ends: Positions) -> pl.Serie
     return pl.Series("text", interleaved).gather_every(2)
 
 
+def string_buffers(strings: pl.Series) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.uint8]]:
+    """The Arrow offsets (one more than there are strings) and UTF-8 bytes of a String
+    Series, without copying them: string ``i`` is ``data[offsets[i]:offsets[i + 1]]``
+    (a null reads as empty). The inverse of :func:`strings_between`."""
+    array = strings.rechunk().to_arrow(compat_level=pl.CompatLevel.oldest())  # large_string
+    _, offset_buffer, data_buffer = array.buffers()
+    offsets = np.frombuffer(offset_buffer, dtype=np.int64)[
+        array.offset:array.offset + len(array) + 1]
+    data = (np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None
+            else np.zeros(0, dtype=np.uint8))
+    return offsets, data
+
+
 class ByteSource:
     """Reads a binary stream in chunks of whole lines, from ``start_offset`` on.
 
