@@ -322,8 +322,8 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
         stale_before = record is not None and record.transitions_stale
         if follows_tables and seat_files and not stale_before:
             # Before the first commit: a run stopped before its refresh leaves a mark.
-            record = _ScoringRecord(digest, scored_before, transitions_stale=True)
-            _record_scoring(warehouse, scoring, record)
+            _record_scoring(warehouse, scoring,
+                            _ScoringRecord(digest, scored_before, transitions_stale=True))
         touched: list[pl.DataFrame] = []
         staged: list[StagedFile] = []
         for done, result in enumerate(map(score_file, seat_files), start=1):

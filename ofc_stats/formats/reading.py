@@ -60,6 +60,8 @@ def file_index(line: str = "line") -> pl.Expr:
 def line_in_file(line: str = "line") -> pl.Expr:
     """A line number (or byte offset) within its own file."""
     return pl.col(line) % (1 << FILE_SHIFT)
+
+
 TRUE_WORDS = ("true", "yes", "y", "1", "t", "x")
 FALSE_WORDS = ("false", "no", "n", "0", "f", "")
 
@@ -603,10 +605,10 @@ def street_actions(entries: pl.DataFrame, seats: pl.DataFrame, *, clean: bool = 
     kinds = [*(row.value for row in Row), "discarded", "dealt"]
     tokens, entry, kind = card_tokens(entries, kinds, clean=clean)
     placed = kind < 4
-    kind_placed = kind[placed]
+    entry_placed, kind_placed = entry[placed], kind[placed]
     actions = pl.DataFrame([
-        pl.Series("record", checked["record"].to_numpy()[entry[placed]]),
-        checked["seat"].gather(entry[placed]), checked["street"].gather(entry[placed]),
+        pl.Series("record", checked["record"].to_numpy()[entry_placed]),
+        checked["seat"].gather(entry_placed), checked["street"].gather(entry_placed),
         _ACTION_OF_KIND.gather(kind_placed), _ROW_OF_KIND.gather(kind_placed),
         tokens.filter(pl.Series(placed)),
     ])
