@@ -18,6 +18,8 @@ does not end a row) and parsed by ``polars.read_csv``.
 
 from __future__ import annotations
 
+import csv as stdlib_csv
+import functools
 from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
@@ -75,6 +77,13 @@ ALIASES = {
 UNIT_ROWS_SCHEMA = pl.Schema({**dict.fromkeys(COLUMNS, pl.String()), "_fields": pl.Int64(),
                               "_width": pl.Int64(), "line": pl.Int64(), "unit": pl.Int64(),
                               "text": pl.String()})
+# Built once: building an expression costs more than running it on a small sheet.
+NOT_BLANK = pl.sum_horizontal(pl.col(COLUMNS).is_not_null()) > 0
+_HAND_KEY = pl.concat_str([pl.col("site").fill_null(""), pl.col("hand_id").fill_null("")],
+                          separator="\x1f")
+# A hand is a run of rows with the same key: numbered 0, 1, ... in row order.
+HAND_NUMBER = (((_HAND_KEY.shift(1) != _HAND_KEY).fill_null(True).cum_sum() - 1)
+               .cast(pl.Int64).alias("unit"))
 DEFAULT_SITE = "home"
 DEFAULT_VARIANT = Variant.PINEAPPLE
 DEFAULT_TABLE = "main"
@@ -88,6 +97,18 @@ def column_name(header: str) -> str:
     """
     name = "_".join(header.strip().strip('"').lower().replace("-", " ").split())
     return ALIASES.get(name, name)
+
+
+@functools.lru_cache(maxsize=64)
+def _cell_exprs(names: tuple[str, ...]) -> tuple[pl.Expr, ...]:
+    """Each canonical column from the cells of a sheet with these header names (the
+    first column of a name counts; unknown columns are ignored). Cached: the sheets of
+    a folder share a header, and building the expressions costs more than running
+    them on a small sheet."""
+    position = {name: i for i, name in reversed(list(enumerate(names)))}
+    return tuple(pl.col(f"_c{position[name]}").str.strip_chars().alias(name)
+                 if name in position else pl.lit(None, pl.String).alias(name)
+                 for name in COLUMNS)
 
 
 def separator_of(header_line: str) -> str:
@@ -106,11 +127,13 @@ class CsvParser:
         header_line = file_head.decode().split("\n", 1)[0].rstrip("\r")
         self.header_line = header_line
         self.separator = separator_of(header_line)
-        cells = pl.read_csv(header_line.encode() + b"\n", has_header=False,
-                            separator=self.separator, infer_schema=False,
-                            truncate_ragged_lines=True).row(0) if header_line.strip() else ()
-        self.names = [column_name(cell or "") for cell in cells]
+        # One line per file: the standard library reads it in microseconds, where a
+        # polars read costs half a millisecond (a folder may hold thousands of sheets).
+        cells = (next(stdlib_csv.reader([header_line], delimiter=self.separator))
+                 if header_line.strip() else [])
+        self.names = [column_name(cell) for cell in cells]
         self.missing = [name for name in REQUIRED if name not in self.names]
+        self.cell_exprs = _cell_exprs(tuple(self.names))
         self.reported_missing = False
 
     def split(self, chunk: TextChunk, limit: int) -> Units:
@@ -132,46 +155,46 @@ class CsvParser:
             ends = np.append(ends, len(data)).astype(np.int64)
         # No record yet: a sheet holding only its header (a session just opened).
         starts = (np.concatenate(([body], ends[:-1])) if len(ends) else ends).astype(np.int64)
-        rows = self._rows(chunk, starts, ends)
-        rows = rows.filter(~pl.all_horizontal(pl.col(COLUMNS).is_null()))
-        key = pl.concat_str([pl.col("site").fill_null(""), pl.col("hand_id").fill_null("")],
-                            separator="\x1f")
-        rows = rows.with_columns(((key != key.shift(1)).fill_null(True).cum_sum() - 1)
-                                 .cast(pl.Int64).alias("unit"))
-        hands = rows["unit"].n_unique() if rows.height else 0
+        rows = self._rows(chunk, starts, ends).filter(NOT_BLANK).with_columns(HAND_NUMBER)
+        # Hands are numbered 0, 1, ... in row order: each hand's rows are found with
+        # numpy (a folder may hold thousands of small sheets, each split on its own).
+        unit = rows["unit"].to_numpy()
+        first_rows = np.flatnonzero(np.diff(unit, prepend=-1))  # each hand's first row
+        hands = len(first_rows)
         # The last hand may go on in the next chunk, unless the stream ends here.
         take = min(hands if chunk.at_eof else max(0, hands - 1), limit)
+        row_starts = rows["_start"].to_numpy()
         if take < hands:
-            consumed = int(rows.filter(pl.col("unit") == take)["_start"][0])
+            consumed = int(row_starts[first_rows[take]])
+            taken = rows.head(int(first_rows[take]))
         else:
             consumed = len(data) if chunk.at_eof else body
+            taken = rows
         end_offset = int(chunk.offsets(np.array([consumed]))[0])
-        taken = rows.filter(pl.col("unit") < take)
-        spans = taken.group_by("unit", maintain_order=True).agg(
-            pl.col("line").first(), pl.col("_start").first(), pl.col("_end").last())
-        spans = spans.with_columns(strings_between(
-            data, spans["_start"].to_numpy(), spans["_end"].to_numpy()).alias("text"))
+        span_rows = first_rows[:take]
+        span_starts = row_starts[span_rows]
+        span_ends = rows["_end"].to_numpy()[np.append(first_rows[1:], len(unit))[:take] - 1]
+        span_lines = rows["line"].to_numpy()[span_rows]
+        texts = strings_between(data, span_starts, span_ends)
         problems = [empty_problems()]
         gone: list[int] = []
         if open_tail and take == hands and take:
             # The writer may not have finished the last row: read it again later.
-            last = spans.tail(1)
-            problems.append(problem_rows(self.file, last["line"], "truncated", TRUNCATED,
-                                         last["text"]))
-            end_offset = int(chunk.offsets(last["_start"].to_numpy())[0])
+            problems.append(problem_rows(self.file, span_lines[-1:], "truncated", TRUNCATED,
+                                         texts.tail(1)))
+            end_offset = int(chunk.offsets(span_starts[-1:])[0])
             gone.append(take - 1)
-        undecodable = encoding_reasons(chunk, spans["_start"].to_numpy(),
-                                       spans["_end"].to_numpy())
+        undecodable = encoding_reasons(chunk, span_starts, span_ends)
         if undecodable:
-            bad = spans.filter(pl.col("unit").is_in(list(undecodable)))
-            problems.append(problem_rows(
-                self.file, bad["line"], "encoding",
-                bad["unit"].replace_strict(undecodable, return_dtype=pl.String), bad["text"]))
+            bad = np.array(sorted(undecodable), dtype=np.int64)
+            problems.append(problem_rows(self.file, span_lines[bad], "encoding",
+                                         [undecodable[int(u)] for u in bad], texts.gather(bad)))
             gone.extend(undecodable)
         # The hand's text goes on its first row only.
-        rows = taken.join(spans.select("unit", "text", pl.col("line").alias("_first")),
-                          on="unit", how="left", maintain_order="left").with_columns(
-            pl.when(pl.col("line") == pl.col("_first")).then(pl.col("text")).alias("text"))
+        first_row = np.zeros(taken.height, dtype=np.bool_)
+        first_row[span_rows] = True
+        rows = taken.with_columns(pl.when(pl.Series(first_row))
+                                  .then(texts.gather(unit[:taken.height])).alias("text"))
         if gone:
             rows = rows.filter(~pl.col("unit").is_in(gone)).with_columns(
                 pl.col("unit").rank("dense").cast(pl.Int64) - 1)
@@ -197,11 +220,8 @@ class CsvParser:
                             truncate_ragged_lines=True, raise_if_empty=False).slice(1)
         if cells.height != len(starts):  # polars keeps blank lines as empty rows
             raise AssertionError(f"{cells.height} CSV rows from {len(starts)} records")
-        # The first column of each name counts; unknown columns are ignored.
-        position = {name: i for i, name in reversed(list(enumerate(self.names)))}
         return cells.select(
-            *(pl.col(f"_c{position[name]}").str.strip_chars().alias(name) if name in position
-              else pl.lit(None, pl.String).alias(name) for name in COLUMNS),
+            *self.cell_exprs,
             pl.Series("_fields", fields),
             # The header's width rides on each row: files parsed together differ.
             pl.lit(width, pl.Int64).alias("_width"),
