@@ -450,7 +450,9 @@ def test_report_runs_as_a_real_process(warehouse: Warehouse, tmp_path: Path) -> 
          "--out", str(tmp_path / "all.html")], capture_output=True, text=True, check=False)
     assert completed.returncode == 0, completed.stderr
     assert "8 charts; 34 hands, 3 players" in completed.stdout
-    assert (tmp_path / "all.html").stat().st_size > 4_000_000  # plotly.js is embedded
+    html = (tmp_path / "all.html").read_text()
+    assert re.search(r"<script>/\*\*\n\* plotly\.js v\d+\.\d+", html)  # embedded,
+    assert "<script src=" not in html  # nothing fetched (the page works offline)
 
 
 @pytest.mark.slow

@@ -3,7 +3,9 @@
 -- param: since TIMESTAMPTZ
 -- param: min_hands INTEGER 1
 SELECT player, site, "table", started_at, ended_at,
-       round(date_diff('second', started_at, ended_at) / 60.0, 1) AS minutes,
+       -- to the tenth, half up, in integers: seconds / 60.0 lands on halves, which
+       -- floating-point rounding takes either way (DuckDB versions differ)
+       ((date_diff('second', started_at, ended_at) * 10 + 30) // 60) / 10 AS minutes,
        hands, points, points_per_hand, royalties, fouls, fantasyland_hands, money, currency
 FROM sessions
 WHERE ($player IS NULL OR player = $player)
