@@ -136,30 +136,29 @@ def process_peak_mb() -> float:
 def read_alone(files: Sequence[Path]) -> int:
     """Read ``files`` with their format's reader on this thread, the way ingest reads
     them: a big file in batches, small files split whole and parsed in groups of about
-    a batch (a folder the benchmark writes holds one format). Returns the hands read."""
+    a batch, each format's apart. Returns the hands read."""
     from ofc_stats.formats import FileGroupReader, get_reader, sniff
     from ofc_stats.ingest import READ_BATCH_HANDS, SMALL_FILE_BYTES
 
     hands = 0
-    group: list[SplitFile] = []
-    group_reader: FileGroupReader | None = None
+    groups: dict[Format, tuple[FileGroupReader, list[SplitFile]]] = {}
     for file in files:
         with open(file, "rb") as stream:
-            reader = get_reader(sniff(stream.read(SNIFF_BYTES), str(file)))
+            fmt = sniff(stream.read(SNIFF_BYTES), str(file))
+            reader = get_reader(fmt)
             stream.seek(0)
             if not isinstance(reader, FileGroupReader) or (
                     file.stat().st_size > SMALL_FILE_BYTES):
                 hands += sum(read.batch.hands.height for read in reader.read(
                     stream, str(file), batch_hands=READ_BATCH_HANDS))
                 continue
-            group_reader = reader
-            group.append(reader.split_file(stream, str(file)))
+            group_reader, group = groups.setdefault(fmt, (reader, []))
+            group.append(group_reader.split_file(stream, str(file)))
             if sum(split.hands for split in group) >= READ_BATCH_HANDS:
-                hands += reader.parse_files(group).hands.height
-                group = []
-    if group and group_reader is not None:
-        hands += group_reader.parse_files(group).hands.height
-    return hands
+                hands += group_reader.parse_files(group).hands.height
+                group.clear()
+    return hands + sum(group_reader.parse_files(group).hands.height
+                       for group_reader, group in groups.values() if group)
 
 
 def _ingest_child(path: str, warehouse: str, results: multiprocessing.Queue[object]) -> None:

@@ -260,3 +260,9 @@ def test_the_benchmark_reads_a_folder_alone_the_way_ingest_groups_it(
     monkeypatch.setattr("ofc_stats.ingest.SMALL_FILE_BYTES", (tmp_path / "big").stat().st_size - 1)
     files = [*sorted((tmp_path / "in").iterdir()), tmp_path / "big"]
     assert read_alone(files) == written + one_big == 150
+    # Two formats, their files interleaved: each format's small files grouped apart.
+    other = "jsonl" if fmt == "csv" else "csv"
+    write_files(other, tmp_path / "other", hands=40, files=4, seed=2)
+    mixed = [path for pair in zip(files[:4], sorted((tmp_path / "other").iterdir()),
+                                  strict=True) for path in pair]
+    assert read_alone(mixed) == 4 * 10 + 40
