@@ -113,6 +113,7 @@ class WarehouseScoringBenchmark:
     player_hands_per_second: float
     peak_memory_mb: float
     fl_transitions: int
+    fl_seconds: float  # of score_seconds: following Fantasyland across hands
 
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""
@@ -204,6 +205,7 @@ def benchmark_warehouse_scoring(player_hands: int = 10_000_000, players: int = 3
         player_hands_per_second=float(summary["player_hands_per_second"]),
         peak_memory_mb=float(summary["peak_memory_mb"]),
         fl_transitions=int(summary["transitions"]),
+        fl_seconds=float(summary["transitions_seconds"]),
     )
 
 

@@ -434,7 +434,8 @@ def bench_score(
         f"seats files ({result.build_seconds:.1f} s, not timed)\n"
         f"ofc-stats score: {result.score_seconds:.2f} s, "
         f"{result.player_hands_per_second / 1e6:.2f} M player-hands/s end to end into "
-        f"Parquet (Fantasyland across hands included: {result.fl_transitions:,} checks); "
+        f"Parquet (Fantasyland across hands included: {result.fl_transitions:,} checks "
+        f"in {result.fl_seconds:.2f} s); "
         f"peak memory {result.peak_memory_mb:,.0f} MiB"
     )
 

@@ -85,6 +85,7 @@ class ScoreSummary:
     fl_errors: int
     database: str | None  # the refreshed DuckDB file; None if it could not be written
     seconds: float
+    transitions_seconds: float  # of ``seconds``: following Fantasyland across hands
     player_hands_per_second: float
     peak_memory_mb: float
 
@@ -352,6 +353,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
             if len(warehouse.state().table_files(table, scoring)) >= COMPACT_WHEN_FILES:
                 warehouse.compact(table)
         transitions = fl_errors = 0
+        transitions_started = time.perf_counter()
         if refresh:
             # Each table's chain is its own: only the tables with new hands are followed
             # again, unless everything changed (or a run stopped before its refresh).
@@ -359,6 +361,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
                     else pl.concat(touched).unique())
             transitions, fl_errors = refresh_transitions(warehouse, tables=only)
             _record_scoring(warehouse, scoring, _ScoringRecord(digest, scored_files))
+        transitions_seconds = time.perf_counter() - transitions_started
         database = refresh_database(warehouse)
     seconds = time.perf_counter() - started
     return ScoreSummary(
@@ -367,6 +370,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
         hands=hands, player_hands=player_rows, matchups=matchup_rows,
         transitions=transitions, fl_errors=fl_errors,
         database=None if database is None else str(database), seconds=seconds,
+        transitions_seconds=transitions_seconds,
         player_hands_per_second=player_rows / seconds if seconds else 0.0,
         peak_memory_mb=peak_memory_mb(),
     )

@@ -30,6 +30,7 @@ def test_score_then_audit_find_both_problems(tmp_path: Path) -> None:
     assert scored.exit_code == 0, scored.output
     summary = json.loads(scored.stdout)
     assert (summary["hands"], summary["player_hands"], summary["fl_errors"]) == (2, 4, 1)
+    assert 0 < summary["transitions_seconds"] < summary["seconds"]  # its share of the run
 
     audited = runner.invoke(app, ["audit", "--warehouse", str(root), "--format", "json"])
     assert audited.exit_code == 0, audited.output
