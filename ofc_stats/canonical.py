@@ -75,6 +75,7 @@ SEATS_SCHEMA = pl.Schema({
     "variant": pl.String(),
     "table": pl.String(),
     "started_at": pl.Datetime("us", "UTC"),
+    "point_value": MONEY,  # the hand's: with the stacks, what table stakes read
     "seat": pl.Int8(),
     "player": pl.String(),
     "in_fantasyland": pl.Boolean(),
@@ -522,17 +523,18 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
                       ) -> CanonicalBatch:
     keys = hands.select("record", pl.col("site").cast(pl.String),
                         pl.col("hand_id").cast(pl.String), pl.col("_variant").alias("variant"),
-                        pl.col("table").cast(pl.String), pl.col("_started_at").alias("started_at"))
+                        pl.col("table").cast(pl.String), pl.col("_started_at").alias("started_at"),
+                        pl.col("_point_value").alias("point_value"))
     codes = card_frame(cards)
     seats_out = (
         pl.concat([seats, codes.select(row_text_exprs()).select(pl.all().name.prefix("_")),
                    codes], how="horizontal")
-        .drop("site", "hand_id", "variant", "table", "started_at", strict=False)
+        .drop("site", "hand_id", "variant", "table", "started_at", "point_value", strict=False)
         # Seats stay listed hand by hand, in the hands' order: ingest tells copies of
         # a hand in one batch apart by that position (they share site and hand_id).
         .join(keys, on="record", how="inner", maintain_order="left")
         .select(
-            "site", "hand_id", "variant", "table", "started_at",
+            "site", "hand_id", "variant", "table", "started_at", "point_value",
             pl.col("seat").cast(pl.Int8), pl.col("player").cast(pl.String),
             pl.col("in_fantasyland").fill_null(False).cast(pl.Boolean),
             pl.col("fl_cards").cast(pl.Int8), *CARD_COLUMNS,

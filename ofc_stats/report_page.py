@@ -226,35 +226,56 @@ def overview_headline(data: ReportData) -> str:
 # --- boards --------------------------------------------------------------------------
 
 
-def card_html(text: str) -> str:
-    """One card as a small tile, its suit coloured (four-colour deck).
+def card_html(text: str, became: str | None = None) -> str:
+    """One card as a small tile, its suit coloured (four-colour deck); a joker shows
+    the card it ``became`` under a star.
 
     >>> card_html("Td")
     '<span class="card d">T♦</span>'
+    >>> card_html("Xj", became="Kh")
+    '<span class="card j h" title="joker, as K♥"><small>★</small>K♥</span>'
     """
     try:
         code = parse_card(text)
     except InvalidCardError:
         return f'<span class="card x">{escape(text)}</span>'
     if code >= len(RANKS) * len(SUITS):
-        return '<span class="card x" title="joker">★</span>'
+        try:
+            resolved = parse_card(became or "")
+        except InvalidCardError:
+            return '<span class="card x" title="joker">★</span>'
+        suit = SUITS[resolved % 4]
+        name = f"{RANKS[resolved // 4]}{SUIT_SYMBOLS[suit]}"
+        return (f'<span class="card j {suit}" title="joker, as {name}"><small>★</small>'
+                f'{name}</span>')
     suit = SUITS[code % 4]
     return f'<span class="card {suit}">{RANKS[code // 4]}{SUIT_SYMBOLS[suit]}</span>'
 
 
-def row_html(text: str | None, size: int) -> str:
-    """A row's cards, highest rank first, padded with empty slots to the row's size."""
+def row_html(text: str | None, size: int, jokers: Sequence[str] = ()) -> str:
+    """A row's cards, highest rank first, padded with empty slots to the row's size;
+    ``jokers`` are the cards the row's jokers became, in order."""
     cards = (text or "").split()
+    became = iter(jokers)
+    pairs = [(card, next(became, None) if card.lower() in ("xj", "jk", "joker") else None)
+             for card in cards]
 
-    def rank_of(card: str) -> int:
+    def rank_of(pair: tuple[str, str | None]) -> int:
         try:
-            return parse_card(card)
+            return parse_card(pair[1] or pair[0]) % (len(RANKS) * len(SUITS))
         except InvalidCardError:
             return -1
 
-    tiles = [card_html(card) for card in sorted(cards, key=rank_of, reverse=True)]
+    tiles = [card_html(card, joker) for card, joker in sorted(pairs, key=rank_of, reverse=True)]
     tiles += ['<span class="card e" title="empty slot"></span>'] * (size - len(cards))
     return f'<div class="cards">{"".join(tiles)}</div>'
+
+
+def _joker_cards_by_row(seat: dict[str, Any]) -> list[list[str]]:
+    """The cards a board's jokers became (``joker_cards``, board order), row by row."""
+    became = iter((seat.get("joker_cards") or "").split())
+    return [[next(became, "") for card in (seat[row.value] or "").split()
+             if card.lower() in ("xj", "jk", "joker")] for row in Row]
 
 
 def _hand_html(seats: pl.DataFrame) -> str:
@@ -275,8 +296,14 @@ def _hand_html(seats: pl.DataFrame) -> str:
             badges.append('<span class="badge foul">fouled</span>')
         if seat["problem"]:
             badges.append(f'<span class="badge foul">{escape(seat["problem"])}</span>')
+        if seat.get("capped"):
+            badges.append(f'<span class="badge cap" title="table stakes: the money was '
+                          f'capped at the stacks">capped {escape(signed(seat["money_capped"], 2))}'
+                          '</span>')
         subject_class = " subject" if seat["player"] == subject else ""
-        rows = "".join(row_html(seat[row.value], row.size) for row in Row)
+        jokers = _joker_cards_by_row(seat)
+        rows = "".join(row_html(seat[row.value], row.size, jokers[index])
+                       for index, row in enumerate(Row))
         boards.append(
             f'<div class="board{subject_class}"><div class="board-head">'
             f'<span class="board-player">{escape(seat["player"])}</span>'
@@ -445,12 +472,15 @@ table.players tbody tr:hover { background: #f9fafb; }
   box-shadow: 0 1px 1px rgba(0,0,0,.06); }
 .card.e { border-style: dashed; background: transparent; box-shadow: none; }
 .card.x { color: var(--muted); font-size: 11px; }
+.card.j { background: #fef9c3; border-color: #ca8a04; flex-direction: column; gap: 0; }
+.card.j small { font-size: 9px; color: #a16207; line-height: 1; }
 .card.s, .suit-s { color: var(--spades); } .card.h, .suit-h { color: var(--hearts); }
 .card.d, .suit-d { color: var(--diamonds); } .card.c, .suit-c { color: var(--clubs); }
 .badge { display: inline-block; border-radius: 4px; padding: 0 5px; margin-left: 4px;
   font-size: 11px; }
 .badge.fl { background: #fef3c7; color: #92400e; }
 .badge.foul { background: #fee2e2; color: #991b1b; }
+.badge.cap { background: #e0e7ff; color: #3730a3; }
 .page-foot { color: var(--muted); font-size: 12px; padding: 0 28px 24px; }
 @media (max-width: 600px) {
   main, .page-head, .page-foot { padding-left: 12px; padding-right: 12px; }

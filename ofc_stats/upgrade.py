@@ -23,7 +23,7 @@ def upgrade_warehouse(warehouse: Warehouse) -> int:
     Returns:
         How many files were rewritten (0: the warehouse is current).
     """
-    return _split_nested_boards(warehouse)
+    return _split_nested_boards(warehouse) + _add_money_columns(warehouse)
 
 
 def _split_nested_boards(warehouse: Warehouse) -> int:
@@ -44,4 +44,31 @@ def _split_nested_boards(warehouse: Warehouse) -> int:
             staged.append(written)
     warehouse.commit([], [f.path for f in old], staged=staged, action="upgrade",
                      meta={"step": "board columns", "files": len(old)})
+    return len(old)
+
+
+def _add_money_columns(warehouse: Warehouse) -> int:
+    """Seats files from before table stakes: each seat gains its hand's point value
+    (from ``hands``) and a ``reported_money`` column (null: not recorded then)."""
+    wanted = {"point_value", "reported_money"}
+    old = [f for f in warehouse.state().table_files("seats")
+           if not wanted <= set(pl.read_parquet_schema(warehouse.root / f.path))]
+    if not old:
+        return 0
+    keys = ["site", "hand_id"]
+    hands = warehouse.scan("hands").select(*keys, "point_value")
+    staged: list[StagedFile] = []
+    for seats_file in old:  # one file at a time: memory bounded by the largest file
+        seats = pl.read_parquet(warehouse.root / seats_file.path)
+        values = hands.join(seats.lazy().select(keys).unique(), on=keys, how="semi").collect()
+        current = seats.drop([name for name in wanted if name in seats.columns]).join(
+            values.unique(keys), on=keys, how="left", maintain_order="left")
+        current = current.with_columns(pl.lit(None, SEATS_SCHEMA["reported_money"])
+                                       .alias("reported_money"))
+        written = warehouse.stage(PendingFile("seats", current.select(list(SEATS_SCHEMA))
+                                              .cast(SEATS_SCHEMA)))
+        if written is not None:
+            staged.append(written)
+    warehouse.commit([], [f.path for f in old], staged=staged, action="upgrade",
+                     meta={"step": "money columns", "files": len(old)})
     return len(old)

@@ -27,6 +27,8 @@ class Seat:
     fl_cards: int | None = None
     reported_points: int | None = None
     reported_royalties: int | None = None
+    starting_stack: str | None = None
+    reported_money: str | None = None
 
 
 @dataclass
@@ -54,7 +56,8 @@ def canonical(hands: Sequence[Hand], file: str = "built.jsonl") -> CanonicalBatc
                 "record": record, "seat": number, "player": seat.player, "top": top,
                 "middle": middle, "bottom": bottom, "in_fantasyland": seat.in_fantasyland,
                 "fl_cards": seat.fl_cards, "reported_points": seat.reported_points,
-                "reported_royalties": seat.reported_royalties})
+                "reported_royalties": seat.reported_royalties,
+                "starting_stack": seat.starting_stack, "reported_money": seat.reported_money})
     batch = normalise(pl.DataFrame(raw_hands), pl.DataFrame(raw_seats, infer_schema_length=None),
                       None, file)
     assert batch.problems.is_empty(), batch.problems.to_dicts()
@@ -71,6 +74,16 @@ def store(root: Path, *batches_of_hands: Sequence[Hand]) -> Warehouse:
                               PendingFile("seats", batch.seats),
                               PendingFile("streets", batch.streets)], action="ingest")
     return warehouse
+
+
+def to_layout_before_money(warehouse: Warehouse) -> None:
+    """Rewrite the seats files as ofc-stats wrote them before table stakes: no
+    ``point_value`` or ``reported_money`` columns (commit action "old layout")."""
+    with warehouse.writing():
+        files = warehouse.state().table_files("seats")
+        warehouse.commit([PendingFile("seats", pl.read_parquet(warehouse.root / f.path)
+                                      .drop("point_value", "reported_money"))
+                          for f in files], [f.path for f in files], action="old layout")
 
 
 def to_nested_board_layout(warehouse: Warehouse) -> None:
