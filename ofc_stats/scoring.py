@@ -292,6 +292,23 @@ def _repeated_cards(cards: I8, layout: HandLayout, decks: int,
     problems[over.any(axis=0)] |= np.uint8(BoardProblem.DUPLICATE_CARD)
 
 
+def evaluate_boards(cards: I8, rules: RuleTables) -> tuple[I32, I32, I32, Bools]:
+    """Top, middle and bottom strengths and fouls of ``(13, n)`` complete boards, jokers
+    resolved: what a player weighs when setting a board (no duplicate checks)."""
+    if int(cards.max(initial=0)) < JOKER:
+        top, middle, bottom = row_strengths(cards, rules)
+    else:
+        jokers = (cards >= JOKER).sum(axis=0, dtype=np.uint8)
+        top, middle, bottom = row_strengths(np.where(cards >= JOKER, np.int8(0), cards), rules)
+        with_jokers = np.flatnonzero((jokers > 0) & (jokers <= MAX_JOKERS))
+        if len(with_jokers):
+            resolved = resolve_jokers(np.ascontiguousarray(cards[:, with_jokers]), rules)
+            top[with_jokers] = resolved.top
+            middle[with_jokers] = resolved.middle
+            bottom[with_jokers] = resolved.bottom
+    return top, middle, bottom, rows_fouled(top, middle, bottom, rules)
+
+
 def score_batch(
     cards: I8,
     hand_starts: I64,
@@ -475,5 +492,6 @@ __all__ = [
     "PairScores",
     "RuleTables",
     "compile_rules",
+    "evaluate_boards",
     "score_batch",
 ]

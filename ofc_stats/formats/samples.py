@@ -14,7 +14,7 @@ import numpy as np
 import polars as pl
 
 from ofc_stats.canonical import CanonicalBatch, normalise
-from ofc_stats.cards import CARD_NAMES, JOKER, N_CARDS, card_names_expr
+from ofc_stats.cards import CARD_NAMES, card_names_expr, deck_codes
 from ofc_stats.rules import Row, Variant, ruleset_for_variant
 
 NAMES = ("Ivey", "Hellmuth", "Zoë", "Phil Galfond", "dwan_88", "Ōkubo", "Ana-María",
@@ -33,8 +33,7 @@ def _streets(variant: Variant) -> list[int]:
 def deck_of(variant: Variant) -> np.ndarray:
     """The codes of the variant's deck: 52 cards, twice with two decks, plus jokers."""
     rules = ruleset_for_variant(variant)
-    cards = np.tile(np.arange(N_CARDS, dtype=np.int8), rules.decks)
-    return np.concatenate([cards, np.full(rules.jokers, JOKER, dtype=np.int8)])
+    return deck_codes(rules.jokers, rules.decks)
 
 
 def sample_hands(hands: int, players: int = 3, *, variant: Variant | str = Variant.PINEAPPLE,
