@@ -26,7 +26,9 @@ def test_rules_lists_presets_and_shows_one() -> None:
     listing = runner.invoke(app, ["rules"])
     assert listing.exit_code == 0
     assert [line.split()[0] for line in listing.stdout.splitlines()] == [
-        "classic", "pineapple", "progressive", "ultimate"]
+        "classic", "pineapple", "progressive", "ultimate", "joker-pineapple",
+        "joker-progressive", "joker-ultimate", "double-deck", "double-deck-pineapple",
+        "deuce-to-seven"]
     shown = runner.invoke(app, ["rules", "progressive", "--json"])
     assert json.loads(shown.stdout)["fantasyland"]["entry"] == {
         "QQ": 14, "KK": 15, "AA": 16, "222": 16}

@@ -39,7 +39,8 @@ NOT_CARRIED: dict[Format, dict[str, tuple[str, ...]]] = {
     Format.JSONL: {},
     Format.TEXT: {},
     Format.CSV: {"streets": ("*",), "hands": ("has_streets",)},
-    Format.FPDB: {"hands": ("ruleset", "button_seat", "point_value", "currency")},
+    Format.FPDB: {"hands": ("ruleset", "button_seat", "point_value", "currency"),
+                  "seats": ("point_value",)},
 }
 SOURCE_COLUMNS = ("source_file", "source_line")
 
