@@ -49,3 +49,15 @@ def test_ci_runs_the_readme_test_command() -> None:
 def test_linked_documents_exist() -> None:
     for link in re.findall(r"\]\((docs/[^)]+)\)", README):
         assert (ROOT / link).is_file(), link
+
+
+def test_every_toml_example_of_the_rulesets_page_loads(tmp_path: Path) -> None:
+    from ofc_stats.rules import load_ruleset
+
+    page = (ROOT / "docs" / "rulesets.md").read_text(encoding="utf-8")
+    examples = re.findall(r"```toml\n(.*?)```", page, flags=re.DOTALL)
+    assert len(examples) >= 3
+    for index, example in enumerate(examples):
+        path = tmp_path / f"example{index}.toml"
+        path.write_text(example, encoding="utf-8")
+        assert load_ruleset(path).name

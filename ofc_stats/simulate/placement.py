@@ -143,8 +143,11 @@ def _usefulness(cards: I8, street_ends: tuple[int, ...] | None = None,
             suit_count[:, start:end] = _counts(suits, 4, end)[:, start:end]
             start = end
     if lowball:
-        low = (ranks <= 5) & (rank_count == 1)  # 7 or lower, not paired: for the middle
-        useful: F32 = (8.0 * (rank_count - 1) + 0.35 * ranks + 4.0 * low).astype(np.float32)
+        # A ten or lower of a rank not yet seen: what the middle is made of (the lower,
+        # the better); the other cards as usual, without the suits (no flush wanted).
+        low = (ranks <= 8) & (rank_count == 1)
+        useful: F32 = (8.0 * (rank_count - 1) + np.where(low, 7.0 - 0.3 * ranks, 0.35 * ranks)
+                       ).astype(np.float32)
         return useful
     return (8.0 * (rank_count - 1) + 1.5 * np.maximum(suit_count - 3, 0)
             + 0.35 * ranks).astype(np.float32)
@@ -298,10 +301,10 @@ def _opening_rows(opening: I8, rng: np.random.Generator, behaviour: Behaviour,
 
 def _lowball_opening_rows(ranks: npt.NDArray[np.int32], rank_count: npt.NDArray[np.int32],
                           rng: np.random.Generator, behaviour: Behaviour) -> I8:
-    """The first five cards with a deuce-to-seven middle: up to three unpaired cards
-    of eight or lower (the lowest) start the middle, the rest go to the bottom; now and
-    then a pair of kings or aces goes on top (Fantasyland)."""
-    low = (ranks <= 6) & (rank_count == 1)
+    """The first five cards with a deuce-to-seven middle: up to three cards of ten or
+    lower of distinct ranks (the lowest; of a pair, one) start the middle, the rest go
+    to the bottom; now and then a pair of kings or aces goes on top (Fantasyland)."""
+    low = (ranks <= 8) & (_same_before(ranks) == 0)
     # Rank the low cards from the lowest: the first three go to the middle.
     order = np.argsort(np.where(low, ranks, 99), axis=1, kind="stable")
     place = np.empty_like(order)
