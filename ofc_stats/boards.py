@@ -287,20 +287,25 @@ def money_frame(points: npt.NDArray[np.int32], hand_starts: npt.NDArray[np.int64
                 rules: RuleTables) -> pl.DataFrame:
     """``money``, ``money_capped`` and ``capped`` of scored boards (see
     :mod:`ofc_stats.stakes`)."""
+    count = len(points)
+    if not (point_value >= 0).any():  # no point value: no money (most home games)
+        return pl.DataFrame({"money": pl.repeat(None, count, dtype=MONEY, eager=True),
+                             "money_capped": pl.repeat(None, count, dtype=CENTS, eager=True),
+                             "capped": np.zeros(count, dtype=bool)})
     money = hand_money(points, hand_starts, point_value, stacks, rules.table_stakes)
-    millionths = pl.Series(money.money).cast(pl.Decimal(38, 0)) * pl.lit(
-        Decimal("0.000001"))
-    cents = pl.Series(money.capped).cast(pl.Decimal(38, 0)) * pl.lit(Decimal("0.01"))
+
+    def decimals(values: npt.NDArray[np.int64], scale: str, dtype: pl.Decimal,
+                 known: npt.NDArray[np.bool_]) -> pl.Series:
+        exact = pl.Series(values).cast(pl.Decimal(38, 0)) * pl.lit(Decimal(scale))
+        return pl.select(pl.when(pl.Series(known)).then(exact.cast(dtype))).to_series()
+
+    capped = (decimals(money.capped, "0.01", CENTS, money.capped_known)
+              if money.capped_known.any() else pl.repeat(None, count, dtype=CENTS, eager=True))
     return pl.DataFrame({
-        "money": pl.select(millionths.cast(MONEY)).to_series(),
-        "_money_known": money.money_known,
-        "money_capped": pl.select(cents.cast(CENTS)).to_series(),
-        "_capped_known": money.capped_known,
+        "money": decimals(money.money, "0.000001", MONEY, money.money_known),
+        "money_capped": capped,
         "capped": money.cap_applied,
-    }).select(
-        pl.when("_money_known").then("money").alias("money"),
-        pl.when("_capped_known").then("money_capped").alias("money_capped"),
-        "capped")
+    })
 
 
 def board_frame(scores: BoardScores) -> pl.DataFrame:
