@@ -553,9 +553,9 @@ def ruleset_from_mapping(data: Mapping[str, Any], default_name: str = "custom") 
             shoot_the_moon=_boolean(data, "shoot_the_moon", base.shoot_the_moon),
             moon_points=int(data.get("moon_points", base.moon_points)),
             moon_high_card=str(data.get("moon_high_card", base.moon_high_card)),
-            jokers=int(data.get("jokers", base.jokers)),
-            decks=int(data.get("decks", base.decks)),
-            middle=MiddleRow(data.get("middle", base.middle)),
+            jokers=_integer(data, "jokers", base.jokers),
+            decks=_integer(data, "decks", base.decks),
+            middle=data.get("middle", base.middle),
             lowball=_lowball_from_mapping(base.lowball, data.get("lowball", {})),
             table_stakes=_boolean(data, "table_stakes", base.table_stakes),
         )
@@ -563,6 +563,13 @@ def ruleset_from_mapping(data: Mapping[str, Any], default_name: str = "custom") 
         if isinstance(error, RulesetError):
             raise
         raise RulesetError(str(error)) from None
+
+
+def _integer(data: Mapping[str, Any], key: str, default: int) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesetError(f"{key}: {value!r} is not a whole number")
+    return value
 
 
 def _boolean(data: Mapping[str, Any], key: str, default: bool) -> bool:

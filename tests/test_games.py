@@ -19,8 +19,11 @@ from ofc_stats.scoring import compile_rules
 from tests.reference import Board, hand_rank
 from tests.test_scoring import FULL_DECK, RANKS, assert_matches_reference, board, boards_frame
 
-JOKER_RULES = [get_ruleset(name) for name in
-               ("joker-pineapple", "joker-progressive", "joker-ultimate")]
+JOKER_RULES = [*(get_ruleset(name) for name in
+                 ("joker-pineapple", "joker-progressive", "joker-ultimate")),
+               # A house game: jokers with a deuce-to-seven middle, and 2-4 scoring.
+               dataclasses.replace(get_ruleset("deuce-to-seven"), name="2-7 jokers", jokers=2,
+                                   scoring="2-4")]
 DOUBLE_DECK_RULES = [get_ruleset("double-deck"), get_ruleset("double-deck-pineapple")]
 LOWBALL_RULES = [
     get_ruleset("deuce-to-seven"),
