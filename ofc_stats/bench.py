@@ -11,9 +11,9 @@ from typing import Any
 
 import numpy as np
 
-from ofc_stats.boards import BATCH_BOARDS
-from ofc_stats.rules import Ruleset, get_ruleset
-from ofc_stats.scoring import compile_rules, score_batch
+from ofc_stats.engine.boards import BATCH_BOARDS
+from ofc_stats.engine.rules import Ruleset, get_ruleset
+from ofc_stats.engine.scoring import compile_rules, score_batch
 
 
 def peak_memory_mb() -> float:

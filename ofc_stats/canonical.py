@@ -37,9 +37,9 @@ import duckdb
 import numpy as np
 import polars as pl
 
-from ofc_stats.cards import JOKER, NO_CARD, card_codes, card_codes_expr, card_names_expr
-from ofc_stats.duckdb_connection import duckdb_cursor
-from ofc_stats.rules import Row, Variant
+from ofc_stats.engine.cards import JOKER, NO_CARD, card_codes, card_codes_expr, card_names_expr
+from ofc_stats.engine.rules import Row, Variant
+from ofc_stats.util.duckdb_connection import duckdb_cursor
 
 MONEY = pl.Decimal(18, 6)
 ROW_SLOTS = {Row.TOP: (0, 3), Row.MIDDLE: (3, 5), Row.BOTTOM: (8, 5)}

@@ -132,7 +132,7 @@ def rules(
     as_json: JsonOption = False,
 ) -> None:
     """List the ruleset presets, or show one ruleset (a preset or a TOML file) in full."""
-    from ofc_stats.rules import PRESETS, describe_ruleset, get_ruleset, ruleset_as_dict
+    from ofc_stats.engine.rules import PRESETS, describe_ruleset, get_ruleset, ruleset_as_dict
 
     with reported_errors():
         if name is None:

@@ -28,8 +28,8 @@ from typing import Any
 import duckdb
 import polars as pl
 
-from ofc_stats.duckdb_connection import open_duckdb
 from ofc_stats.errors import OfcStatsError
+from ofc_stats.util.duckdb_connection import open_duckdb
 from ofc_stats.warehouse import Warehouse, WarehouseState
 
 DATABASE_FILE = "ofc.duckdb"
@@ -385,7 +385,7 @@ def player_stats(warehouse: Warehouse, *, player: str | None = None,
 
 def _explain_empty_stats(warehouse: Warehouse, player: str | None,
                          variant: str | None) -> None:
-    from ofc_stats.rules import Variant
+    from ofc_stats.engine.rules import Variant
 
     connection = connect(warehouse)
     try:

@@ -39,7 +39,7 @@ import tempfile
 
 import polars as pl
 
-from ofc_stats.duckdb_connection import open_duckdb
+from ofc_stats.util.duckdb_connection import open_duckdb
 from ofc_stats.warehouse import Warehouse
 
 FL_ERRORS = ("fl_missing", "fl_unearned", "fl_cards")

@@ -50,7 +50,7 @@ from ofc_stats.canonical import (
     board_list_expr,
     content_hash,
 )
-from ofc_stats.cards import card_names_expr
+from ofc_stats.engine.cards import card_names_expr
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.formats import SNIFF_BYTES, FileGroupReader, Format, UnknownFormatError
 from ofc_stats.formats.reading import BATCH_BYTES, PARSE_THREADS, SplitFile

@@ -18,9 +18,9 @@ from typing import Any
 
 import polars as pl
 
-from ofc_stats.evaluate import CATEGORY_LABELS
+from ofc_stats.engine.evaluate import CATEGORY_LABELS
+from ofc_stats.engine.rules import Row
 from ofc_stats.report_data import ReportData, wilson_interval
-from ofc_stats.rules import Row
 
 Figure = dict[str, Any]
 

@@ -32,10 +32,10 @@ import polars as pl
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from ofc_stats.bench import peak_memory_mb
-from ofc_stats.boards import BATCH_BOARDS, card_frame_arrays, score_arrays
 from ofc_stats.canonical import CARD_COLUMNS
-from ofc_stats.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
-from ofc_stats.scoring import RuleTables, compile_rules
+from ofc_stats.engine.boards import BATCH_BOARDS, card_frame_arrays, score_arrays
+from ofc_stats.engine.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
+from ofc_stats.engine.scoring import RuleTables, compile_rules
 from ofc_stats.upgrade import upgrade_warehouse
 from ofc_stats.warehouse import (
     PendingFile,

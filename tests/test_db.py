@@ -263,7 +263,7 @@ def test_ingest_keeps_the_duckdb_file_in_step(tmp_path: Path) -> None:
 def test_no_connection_draws_duckdbs_progress_bar_on_stdout(scored: Path) -> None:
     # DuckDB draws it on stdout for queries over two seconds, into `--json` output.
     from ofc_stats.db import connect
-    from ofc_stats.duckdb_connection import open_duckdb
+    from ofc_stats.util.duckdb_connection import open_duckdb
     from ofc_stats.warehouse import Warehouse
 
     for connection in (open_duckdb(), connect(Warehouse.open(scored))):
@@ -272,7 +272,7 @@ def test_no_connection_draws_duckdbs_progress_bar_on_stdout(scored: Path) -> Non
 
 
 def test_duckdb_cursors_share_a_database_but_not_what_they_register() -> None:
-    from ofc_stats.duckdb_connection import duckdb_cursor
+    from ofc_stats.util.duckdb_connection import duckdb_cursor
 
     first, second = duckdb_cursor(), duckdb_cursor()
     first.register("lines", pl.DataFrame({"text": ["a"]}))

@@ -27,7 +27,7 @@ from ofc_stats.canonical import (
     STREETS_SCHEMA,
     CanonicalBatch,
 )
-from ofc_stats.cards import parse_card
+from ofc_stats.engine.cards import parse_card
 from ofc_stats.formats import Format, get_reader, get_writer
 from ofc_stats.formats.samples import sample_hands
 from ofc_stats.formats.streaming import CHUNK_BYTES

@@ -38,6 +38,7 @@ import numpy.typing as npt
 import polars as pl
 
 from ofc_stats.canonical import CanonicalBatch
+from ofc_stats.engine.rules import Row, Variant
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
 from ofc_stats.formats.jsonl import decode_json, hands_query, syntax_errors
 from ofc_stats.formats.reading import (
@@ -66,7 +67,6 @@ from ofc_stats.formats.writing import (
     street_entries,
     write_json_lines,
 )
-from ofc_stats.rules import Row, Variant
 
 _TEXT = "VARCHAR"
 _STRUCTURE = json.dumps({

@@ -20,7 +20,7 @@ import numpy as np
 import polars as pl
 
 from ofc_stats.canonical import CanonicalBatch
-from ofc_stats.duckdb_connection import duckdb_cursor
+from ofc_stats.engine.rules import Row
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
 from ofc_stats.formats.reading import (
     TRUNCATED,
@@ -50,7 +50,7 @@ from ofc_stats.formats.writing import (
     street_entries,
     write_json_lines,
 )
-from ofc_stats.rules import Row
+from ofc_stats.util.duckdb_connection import duckdb_cursor
 
 FORMAT_TAG = "ofc-hh"
 VERSION = 1

@@ -26,7 +26,8 @@ import numpy.typing as npt
 import polars as pl
 
 from ofc_stats.canonical import MAX_RAW_CHARS, PROBLEMS_SCHEMA, CanonicalBatch, normalise
-from ofc_stats.cards import card_codes_expr
+from ofc_stats.engine.cards import card_codes_expr
+from ofc_stats.engine.rules import Row
 from ofc_stats.formats.streaming import (
     ByteSource,
     Positions,
@@ -34,7 +35,6 @@ from ofc_stats.formats.streaming import (
     string_buffers,
     strings_between,
 )
-from ofc_stats.rules import Row
 
 if TYPE_CHECKING:
     from ofc_stats.formats import ReadBatch

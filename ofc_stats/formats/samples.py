@@ -13,8 +13,8 @@ import numpy as np
 import polars as pl
 
 from ofc_stats.canonical import CanonicalBatch, normalise
-from ofc_stats.cards import CARD_NAMES, N_CARDS, card_names_expr
-from ofc_stats.rules import Row, Variant
+from ofc_stats.engine.cards import CARD_NAMES, N_CARDS, card_names_expr
+from ofc_stats.engine.rules import Row, Variant
 
 NAMES = ("Ivey", "Hellmuth", "Zoë", "Phil Galfond", "dwan_88", "Ōkubo", "Ana-María",
          "x", "Lisa (home)", "ABC123")

@@ -34,6 +34,7 @@ import numpy as np
 import polars as pl
 
 from ofc_stats.canonical import CanonicalBatch
+from ofc_stats.engine.rules import Row, Variant
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
 from ofc_stats.formats.reading import (
     TRUNCATED,
@@ -59,7 +60,6 @@ from ofc_stats.formats.writing import (
     local_time_text,
     street_entries,
 )
-from ofc_stats.rules import Row, Variant
 
 HEADER = (r"^(?P<site>\S.*?) Hand #(?P<hand_id>\S+): (?P<variant>[^\[(]+?)"
           r"(?: \[(?P<ruleset>[^\]]*)\])?"

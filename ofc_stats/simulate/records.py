@@ -20,8 +20,8 @@ from ofc_stats.canonical import (
     content_hash,
     row_text_exprs,
 )
-from ofc_stats.cards import card_names_expr
-from ofc_stats.rules import Variant
+from ofc_stats.engine.cards import card_names_expr
+from ofc_stats.engine.rules import Variant
 from ofc_stats.simulate.placement import DISCARD
 from ofc_stats.simulate.tables import GroupResult, PlayerPool, TablePlan
 

@@ -37,9 +37,9 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
-from ofc_stats.cards import RANKS
+from ofc_stats.engine.cards import RANKS
+from ofc_stats.engine.evaluate import Category, pack
 from ofc_stats.errors import RulesetError
-from ofc_stats.evaluate import Category, pack
 
 
 class Variant(StrEnum):

@@ -19,7 +19,7 @@ reads its ranks as a base-13 number; a 5-card row folds its first three ranks in
 the id of their multiset, appends the last two and a flush bit. The tables are
 filled for every ordering when first used (a few tens of milliseconds).
 
->>> from ofc_stats.cards import parse_cards
+>>> from ofc_stats.engine.cards import parse_cards
 >>> describe(strength_of(parse_cards("Ah Kh Qh Jh Th")))
 'straight flush, A high'
 >>> describe(strength_of(parse_cards("Kd Kc Ah")))
@@ -36,7 +36,7 @@ from functools import cache
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.cards import RANKS
+from ofc_stats.engine.cards import RANKS
 
 CATEGORY_SHIFT = 20
 # strength >> ROYALTY_SHIFT = category * 16 + leading rank: the royalty table's index.

@@ -21,14 +21,14 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.cards import N_CARDS, NO_CARD, RANKS
-from ofc_stats.evaluate import (
+from ofc_stats.engine.cards import N_CARDS, NO_CARD, RANKS
+from ofc_stats.engine.evaluate import (
     ROYALTY_INDEX_SIZE,
     ROYALTY_SHIFT,
     Category,
     evaluate_rows,
 )
-from ofc_stats.rules import Ruleset, StayCards, top_hand_strength
+from ofc_stats.engine.rules import Ruleset, StayCards, top_hand_strength
 
 CARDS_PER_BOARD = 13
 TOP = slice(0, 3)

@@ -2,7 +2,7 @@
 
 :func:`score_hands` is the public entry point of the scorer for tables of boards
 (one row per player per hand). It parses the cards once, in bulk, sorts the boards
-into hands, hands them to :func:`ofc_stats.scoring.score_batch` in bounded batches
+into hands, hands them to :func:`ofc_stats.engine.scoring.score_batch` in bounded batches
 and assembles two tables: one row per board and one row per pair of players.
 """
 
@@ -17,11 +17,10 @@ import numpy.typing as npt
 import polars as pl
 
 from ofc_stats.canonical import board_codes
-from ofc_stats.cards import NO_CARD, card_codes_expr, card_names_expr
-from ofc_stats.errors import BoardsError, InvalidCardError
-from ofc_stats.evaluate import CATEGORY_LABELS, CATEGORY_SHIFT
-from ofc_stats.rules import Row, Ruleset, get_ruleset
-from ofc_stats.scoring import (
+from ofc_stats.engine.cards import NO_CARD, card_codes_expr, card_names_expr
+from ofc_stats.engine.evaluate import CATEGORY_LABELS, CATEGORY_SHIFT
+from ofc_stats.engine.rules import Row, Ruleset, get_ruleset
+from ofc_stats.engine.scoring import (
     PROBLEM_TEXT,
     BoardProblem,
     BoardScores,
@@ -30,6 +29,7 @@ from ofc_stats.scoring import (
     compile_rules,
     score_batch,
 )
+from ofc_stats.errors import BoardsError, InvalidCardError
 
 BATCH_BOARDS = 1 << 16
 CATEGORY = pl.Enum(CATEGORY_LABELS)
