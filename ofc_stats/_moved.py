@@ -25,6 +25,8 @@ MOVED = {
     "ofc_stats.scoring": "ofc_stats.engine.scoring",
     "ofc_stats.boards": "ofc_stats.engine.boards",
     "ofc_stats.duckdb_connection": "ofc_stats.util.duckdb_connection",
+    "ofc_stats.canonical": "ofc_stats.formats.canonical",
+    "ofc_stats.upgrade": "ofc_stats.warehouse.upgrade",
 }
 
 

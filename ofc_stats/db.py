@@ -157,8 +157,13 @@ def _view_files() -> list[str]:
 @cache
 def table_schemas() -> dict[str, pl.Schema]:
     """The schema of every base view, for tables the warehouse does not hold yet."""
-    from ofc_stats.canonical import HANDS_SCHEMA, PROBLEMS_SCHEMA, SEATS_SCHEMA, STREETS_SCHEMA
     from ofc_stats.fantasyland import FL_TRANSITIONS_SCHEMA
+    from ofc_stats.formats.canonical import (
+        HANDS_SCHEMA,
+        PROBLEMS_SCHEMA,
+        SEATS_SCHEMA,
+        STREETS_SCHEMA,
+    )
     from ofc_stats.ingest import IMPORTS_SCHEMA
     from ofc_stats.warehouse_scoring import scored_schemas
 

@@ -40,7 +40,10 @@ import numpy.typing as npt
 import polars as pl
 
 from ofc_stats import formats
-from ofc_stats.canonical import (
+from ofc_stats.engine.cards import card_names_expr
+from ofc_stats.errors import OfcStatsError
+from ofc_stats.formats import SNIFF_BYTES, FileGroupReader, Format, UnknownFormatError
+from ofc_stats.formats.canonical import (
     HANDS_SCHEMA,
     MONEY,
     PROBLEMS_SCHEMA,
@@ -50,9 +53,6 @@ from ofc_stats.canonical import (
     board_list_expr,
     content_hash,
 )
-from ofc_stats.engine.cards import card_names_expr
-from ofc_stats.errors import OfcStatsError
-from ofc_stats.formats import SNIFF_BYTES, FileGroupReader, Format, UnknownFormatError
 from ofc_stats.formats.reading import BATCH_BYTES, PARSE_THREADS, SplitFile
 from ofc_stats.formats.streaming import ARCHIVE_ERRORS, string_buffers
 from ofc_stats.sources import (
@@ -66,8 +66,8 @@ from ofc_stats.sources import (
     open_source,
     read_head,
 )
-from ofc_stats.upgrade import upgrade_warehouse
 from ofc_stats.warehouse import PendingFile, Warehouse, default_warehouse
+from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
 COMMIT_HANDS = 25_000  # hands per commit: bounds memory and what a kill can lose
 COMMIT_BYTES = 96 * 1024 * 1024  # or this much pending data, whichever comes first

@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import cast
 
 from ofc_stats.bench import peak_memory_mb
-from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.formats import SNIFF_BYTES, Format, get_writer
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import SplitFile
 from ofc_stats.formats.samples import sample_hands
 

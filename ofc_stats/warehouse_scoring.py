@@ -32,11 +32,10 @@ import polars as pl
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from ofc_stats.bench import peak_memory_mb
-from ofc_stats.canonical import CARD_COLUMNS
 from ofc_stats.engine.boards import BATCH_BOARDS, card_frame_arrays, score_arrays
 from ofc_stats.engine.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
 from ofc_stats.engine.scoring import RuleTables, compile_rules
-from ofc_stats.upgrade import upgrade_warehouse
+from ofc_stats.formats.canonical import CARD_COLUMNS
 from ofc_stats.warehouse import (
     PendingFile,
     StagedFile,
@@ -44,6 +43,7 @@ from ofc_stats.warehouse import (
     Warehouse,
     atomic_write_bytes,
 )
+from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
 DEFAULT_SCORING = "default"
 # Per scoring: which rules its stored rows were computed under (a digest, so that a
@@ -379,7 +379,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
 @cache
 def scored_schemas() -> tuple[pl.Schema, pl.Schema]:
     """The schemas of ``player_hands`` and ``matchups`` (as stored: text, not categories)."""
-    from ofc_stats.canonical import SEATS_SCHEMA, card_frame
+    from ofc_stats.formats.canonical import SEATS_SCHEMA, card_frame
 
     seats = card_frame(np.arange(26, dtype=np.int8).reshape(2, 13)).with_columns(
         pl.lit("s").alias("site"), pl.lit("h").alias("hand_id"),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ofc_stats.canonical import CARD_COLUMNS, CanonicalBatch, normalise
+from ofc_stats.formats.canonical import CARD_COLUMNS, CanonicalBatch, normalise
 from ofc_stats.warehouse import PendingFile, Warehouse
 
 START = dt.datetime(2026, 3, 1, 20, 0, tzinfo=dt.UTC)

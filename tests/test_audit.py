@@ -8,7 +8,7 @@ import polars as pl
 import pytest
 
 from ofc_stats.audit import NotScoredError, audit_warehouse
-from ofc_stats.canonical import problems_frame
+from ofc_stats.formats.canonical import problems_frame
 from ofc_stats.warehouse import PendingFile
 from ofc_stats.warehouse_scoring import score_warehouse
 from tests.builders import ENTRY_QQ, NOTHING_1, NOTHING_2, Hand, Seat, store

@@ -8,7 +8,7 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from ofc_stats.canonical import (
+from ofc_stats.formats.canonical import (
     HANDS_SCHEMA,
     PROBLEM_KINDS,
     PROBLEMS_SCHEMA,

@@ -18,7 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from ofc_stats.canonical import (
+from ofc_stats.engine.cards import parse_card
+from ofc_stats.formats import Format, get_reader, get_writer
+from ofc_stats.formats.canonical import (
     CARD_COLUMNS,
     HANDS_SCHEMA,
     PROBLEM_KINDS,
@@ -27,8 +29,6 @@ from ofc_stats.canonical import (
     STREETS_SCHEMA,
     CanonicalBatch,
 )
-from ofc_stats.engine.cards import parse_card
-from ofc_stats.formats import Format, get_reader, get_writer
 from ofc_stats.formats.samples import sample_hands
 from ofc_stats.formats.streaming import CHUNK_BYTES
 from ofc_stats.ingest import (

@@ -18,7 +18,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ofc_stats.canonical import MONEY
+from ofc_stats.formats.canonical import MONEY
 from ofc_stats.ingest import (
     DETAILS,
     HAND_KEYS_SCHEMA,

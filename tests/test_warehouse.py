@@ -10,12 +10,12 @@ import polars as pl
 import pytest
 
 from ofc_stats.warehouse import (
-    CHECKPOINT_EVERY,
     PendingFile,
     Warehouse,
     WarehouseError,
     WarehouseLockedError,
 )
+from ofc_stats.warehouse.store import CHECKPOINT_EVERY
 
 
 def frame(start: int, rows: int) -> pl.DataFrame:

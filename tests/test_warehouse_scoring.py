@@ -182,8 +182,8 @@ def test_seats_of_a_hand_are_brought_together_if_a_file_has_them_apart() -> None
 
 
 def test_seats_written_with_the_nested_board_column_are_upgraded_once(tmp_path: Path) -> None:
-    from ofc_stats.canonical import SEATS_SCHEMA
-    from ofc_stats.upgrade import upgrade_warehouse
+    from ofc_stats.formats.canonical import SEATS_SCHEMA
+    from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
     warehouse = store(tmp_path, sample_hands(6), sample_hands(4, start=6))
     current = warehouse.scan("seats").collect().sort("hand_id", "seat")

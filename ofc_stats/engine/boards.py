@@ -16,7 +16,6 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from ofc_stats.canonical import board_codes
 from ofc_stats.engine.cards import NO_CARD, card_codes_expr, card_names_expr
 from ofc_stats.engine.evaluate import CATEGORY_LABELS, CATEGORY_SHIFT
 from ofc_stats.engine.rules import Row, Ruleset, get_ruleset
@@ -30,6 +29,7 @@ from ofc_stats.engine.scoring import (
     score_batch,
 )
 from ofc_stats.errors import BoardsError, InvalidCardError
+from ofc_stats.formats.canonical import board_codes
 
 BATCH_BOARDS = 1 << 16
 CATEGORY = pl.Enum(CATEGORY_LABELS)

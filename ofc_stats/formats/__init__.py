@@ -20,8 +20,8 @@ from enum import StrEnum
 from pathlib import PurePath
 from typing import TYPE_CHECKING, BinaryIO, Protocol, runtime_checkable
 
-from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.errors import OfcStatsError
+from ofc_stats.formats.canonical import CanonicalBatch
 
 if TYPE_CHECKING:
     from ofc_stats.formats.reading import SplitFile

@@ -5,7 +5,7 @@ A reader works in two steps. Its parser first *splits* each
 cheaply and chunk by chunk, finding where hands start and end; the damage it sees on
 the way (undecodable bytes, a half-written last hand) becomes problems. Once about
 ``batch_hands`` units are gathered, it *parses* them all at once into the raw frames
-:func:`ofc_stats.canonical.normalise` takes (see its module doc), which checks them in
+:func:`ofc_stats.formats.canonical.normalise` takes (see its module doc), which checks them in
 bulk. :func:`read_batches` drives the two steps and yields
 :class:`~ofc_stats.formats.ReadBatch` objects; doing the heavy work per batch, not per
 chunk, keeps the fixed cost of each vectorised step small.
@@ -25,9 +25,9 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from ofc_stats.canonical import MAX_RAW_CHARS, PROBLEMS_SCHEMA, CanonicalBatch, normalise
 from ofc_stats.engine.cards import card_codes_expr
 from ofc_stats.engine.rules import Row
+from ofc_stats.formats.canonical import MAX_RAW_CHARS, PROBLEMS_SCHEMA, CanonicalBatch, normalise
 from ofc_stats.formats.streaming import (
     ByteSource,
     Positions,

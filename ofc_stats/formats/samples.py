@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from ofc_stats.canonical import CanonicalBatch, normalise
 from ofc_stats.engine.cards import CARD_NAMES, N_CARDS, card_names_expr
 from ofc_stats.engine.rules import Row, Variant
+from ofc_stats.formats.canonical import CanonicalBatch, normalise
 
 NAMES = ("Ivey", "Hellmuth", "Zoë", "Phil Galfond", "dwan_88", "Ōkubo", "Ana-María",
          "x", "Lisa (home)", "ABC123")

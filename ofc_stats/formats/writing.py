@@ -11,7 +11,7 @@ from ofc_stats.engine.cards import card_names_expr
 from ofc_stats.formats import FormatWriteError
 
 if TYPE_CHECKING:
-    from ofc_stats.canonical import CanonicalBatch
+    from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.engine.rules import Row
 
 

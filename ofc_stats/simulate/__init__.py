@@ -19,7 +19,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from ofc_stats.canonical import CanonicalBatch
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.simulate.config import (
     DEFAULT_FAULT_COUNTS,
     FL_FAULTS,

@@ -10,7 +10,9 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from ofc_stats.canonical import (
+from ofc_stats.engine.cards import card_names_expr
+from ofc_stats.engine.rules import Variant
+from ofc_stats.formats.canonical import (
     HANDS_SCHEMA,
     PROBLEMS_SCHEMA,
     SEATS_SCHEMA,
@@ -20,8 +22,6 @@ from ofc_stats.canonical import (
     content_hash,
     row_text_exprs,
 )
-from ofc_stats.engine.cards import card_names_expr
-from ofc_stats.engine.rules import Variant
 from ofc_stats.simulate.placement import DISCARD
 from ofc_stats.simulate.tables import GroupResult, PlayerPool, TablePlan
 

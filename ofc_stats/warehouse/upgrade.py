@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from ofc_stats.canonical import SEATS_SCHEMA, card_frame
-from ofc_stats.warehouse import PendingFile, StagedFile, Warehouse
+from ofc_stats.formats.canonical import SEATS_SCHEMA, card_frame
+from ofc_stats.warehouse.store import PendingFile, StagedFile, Warehouse
 
 # Before the board was stored one int8 column per slot, it was one Int8[13] column.
 NESTED_BOARD_COLUMN = "cards"
