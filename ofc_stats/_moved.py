@@ -27,6 +27,7 @@ MOVED = {
     "ofc_stats.duckdb_connection": "ofc_stats.util.duckdb_connection",
     "ofc_stats.canonical": "ofc_stats.formats.canonical",
     "ofc_stats.upgrade": "ofc_stats.warehouse.upgrade",
+    "ofc_stats.sources": "ofc_stats.ingest.sources",
 }
 
 

@@ -39,10 +39,10 @@ from ofc_stats.ingest import (
     IngestSummary,
     RejectedHandsError,
     UnknownFormatOptionError,
-    _first_copies,
     ingest,
 )
-from ofc_stats.sources import SourceError
+from ofc_stats.ingest.run import _first_copies
+from ofc_stats.ingest.sources import SourceError
 from ofc_stats.warehouse import PendingFile, Warehouse
 
 IVEY = ("6s 6c 4h", "Td Ts 9c Qs 8c", "3h 3d 3s 2h 2d")
@@ -785,7 +785,7 @@ def test_a_log_file_left_half_written_by_a_kill_is_not_a_commit(tmp_path: Path) 
 
 def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ofc_stats import ingest as ingest_module
+    from ofc_stats.ingest import run as ingest_module
     from ofc_stats.simulate import SimulationConfig, parse_faults
     from ofc_stats.simulate.files import write_simulation
 
@@ -983,7 +983,7 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
 @pytest.mark.parametrize("alone", [False, True])
 def test_a_sheet_holding_only_its_header_is_read_again_once_rows_arrive(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alone: bool) -> None:
-    from ofc_stats import ingest as ingest_module
+    from ofc_stats.ingest import run as ingest_module
 
     if alone:
         monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)
@@ -1005,7 +1005,7 @@ def test_a_sheet_holding_only_its_header_is_read_again_once_rows_arrive(
 @pytest.mark.parametrize("alone", [False, True])
 def test_a_small_damaged_archive_keeps_every_hand_before_the_damage(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alone: bool) -> None:
-    from ofc_stats import ingest as ingest_module
+    from ofc_stats.ingest import run as ingest_module
 
     if alone:  # read by itself, in batches, rather than parsed with other small files
         monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)

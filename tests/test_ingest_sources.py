@@ -29,7 +29,7 @@ from ofc_stats.ingest import (
     hand_keys,
     hash_strings,
 )
-from ofc_stats.sources import (
+from ofc_stats.ingest.sources import (
     ByteCounter,
     Compression,
     PrefixHashingStream,

@@ -1,6 +1,6 @@
 """Ingest: hand-history files, folders and archives into the Parquet warehouse, once.
 
-:func:`ingest` finds the sources (:mod:`ofc_stats.sources`), reads each with its
+:func:`ingest` finds the sources (:mod:`ofc_stats.ingest.sources`), reads each with its
 format's reader (:mod:`ofc_stats.formats`), drops hands already stored, reports
 conflicting copies, and commits hands, seats, streets, rejects and the import
 manifest together in batches (:class:`ofc_stats.warehouse.Warehouse`), so that a
@@ -55,7 +55,7 @@ from ofc_stats.formats.canonical import (
 )
 from ofc_stats.formats.reading import BATCH_BYTES, PARSE_THREADS, SplitFile
 from ofc_stats.formats.streaming import ARCHIVE_ERRORS, string_buffers
-from ofc_stats.sources import (
+from ofc_stats.ingest.sources import (
     ByteCounter,
     Compression,
     OpenArchive,
