@@ -28,6 +28,9 @@ MOVED = {
     "ofc_stats.canonical": "ofc_stats.formats.canonical",
     "ofc_stats.upgrade": "ofc_stats.warehouse.upgrade",
     "ofc_stats.sources": "ofc_stats.ingest.sources",
+    "ofc_stats.warehouse_scoring": "ofc_stats.analysis.score",
+    "ofc_stats.fantasyland": "ofc_stats.analysis.fantasyland",
+    "ofc_stats.audit": "ofc_stats.analysis.audit",
 }
 
 

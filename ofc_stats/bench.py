@@ -229,9 +229,9 @@ def benchmark_stats(player_hands: int = 10_000_000, repeats: int = 3,
     """Build and score a warehouse of random deals, then time ``ofc-stats stats``'s query."""
     import tempfile
 
+    from ofc_stats.analysis.score import score_warehouse
     from ofc_stats.db import player_stats
     from ofc_stats.warehouse import Warehouse
-    from ofc_stats.warehouse_scoring import score_warehouse
 
     with tempfile.TemporaryDirectory(prefix="ofc-bench-") as folder:
         root = Path(folder) / "warehouse"

@@ -23,7 +23,7 @@ from ofc_stats import __version__
 from ofc_stats.errors import OfcStatsError
 
 if TYPE_CHECKING:
-    from ofc_stats.audit import AuditReport
+    from ofc_stats.analysis.audit import AuditReport
     from ofc_stats.ingest import IngestProgress, IngestSummary, ProgressCallback
 
 app = typer.Typer(
@@ -379,8 +379,8 @@ def score(
     as_json: JsonOption = False,
 ) -> None:
     """Score every stored hand not yet scored; follow Fantasyland across hands."""
+    from ofc_stats.analysis.score import score_warehouse
     from ofc_stats.warehouse import Warehouse
-    from ofc_stats.warehouse_scoring import score_warehouse
 
     with reported_errors():
         store = Warehouse.open(warehouse)
@@ -450,7 +450,7 @@ def audit(
         "--fail-on-mismatch", help="Exit with status 1 when any error is found.")] = False,
 ) -> None:
     """Report hands the room mis-scored, broken Fantasyland chains and impossible boards."""
-    from ofc_stats.audit import audit_warehouse
+    from ofc_stats.analysis.audit import audit_warehouse
     from ofc_stats.warehouse import Warehouse
 
     with reported_errors():

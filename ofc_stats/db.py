@@ -157,7 +157,8 @@ def _view_files() -> list[str]:
 @cache
 def table_schemas() -> dict[str, pl.Schema]:
     """The schema of every base view, for tables the warehouse does not hold yet."""
-    from ofc_stats.fantasyland import FL_TRANSITIONS_SCHEMA
+    from ofc_stats.analysis.fantasyland import FL_TRANSITIONS_SCHEMA
+    from ofc_stats.analysis.score import scored_schemas
     from ofc_stats.formats.canonical import (
         HANDS_SCHEMA,
         PROBLEMS_SCHEMA,
@@ -165,7 +166,6 @@ def table_schemas() -> dict[str, pl.Schema]:
         STREETS_SCHEMA,
     )
     from ofc_stats.ingest import IMPORTS_SCHEMA
-    from ofc_stats.warehouse_scoring import scored_schemas
 
     player_hands, matchups = scored_schemas()
     return {"hands": HANDS_SCHEMA, "seats": SEATS_SCHEMA, "streets": STREETS_SCHEMA,

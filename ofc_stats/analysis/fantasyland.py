@@ -248,7 +248,7 @@ def refresh_transitions(warehouse: Warehouse, break_minutes: int = DEFAULT_BREAK
 
     Call with the warehouse's write lock held. Returns (rows, errors).
     """
-    from ofc_stats.warehouse_scoring import DEFAULT_SCORING
+    from ofc_stats.analysis.score import DEFAULT_SCORING
 
     files = [str(path) for path in warehouse.files("player_hands", DEFAULT_SCORING)]
     hand_files = [str(path) for path in warehouse.files("hands")]

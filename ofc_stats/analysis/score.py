@@ -6,7 +6,7 @@ join is needed), scores the hands not yet scored, and writes ``player_hands`` an
 ``matchups`` into a partition named after the scoring: ``default`` (each hand under
 the preset its variant implies) or the name of a forced ruleset, a what-if stored
 beside the default, never over it. Then it follows Fantasyland across hands
-(:mod:`ofc_stats.fantasyland`) for the default scoring.
+(:mod:`ofc_stats.analysis.fantasyland`) for the default scoring.
 
 Memory is bounded by one seats file (ingest writes batches; compaction caps files
 at about two million rows) plus the keys of the hands already scored.
@@ -263,8 +263,8 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
     first and swaps them in with one commit, so readers see the old scoring or the
     new one, never a mix. A kill part-way leaves whole commits and a re-run finishes.
     """
+    from ofc_stats.analysis.fantasyland import refresh_transitions
     from ofc_stats.db import refresh_database
-    from ofc_stats.fantasyland import refresh_transitions
 
     forced = None if ruleset is None else get_ruleset(ruleset)
     scoring = scoring_name(forced)
