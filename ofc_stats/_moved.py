@@ -31,6 +31,11 @@ MOVED = {
     "ofc_stats.warehouse_scoring": "ofc_stats.analysis.score",
     "ofc_stats.fantasyland": "ofc_stats.analysis.fantasyland",
     "ofc_stats.audit": "ofc_stats.analysis.audit",
+    "ofc_stats.report_data": "ofc_stats.report.data",
+    "ofc_stats.report_figures": "ofc_stats.report.figures",
+    "ofc_stats.report_page": "ofc_stats.report.page",
+    "ofc_stats.ingest_bench": "ofc_stats.bench.ingest",
+    "ofc_stats.formats.benchmark": "ofc_stats.bench.formats",
 }
 
 

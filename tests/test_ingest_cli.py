@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ofc_stats.bench.ingest import read_alone, write_files, write_format
 from ofc_stats.cli import app
 from ofc_stats.formats import Format, get_writer
 from ofc_stats.formats.samples import sample_hands
 from ofc_stats.ingest import ingest
-from ofc_stats.ingest_bench import read_alone, write_files, write_format
 from ofc_stats.warehouse import Warehouse
 from tests.test_ingest import assert_consistent, hand, lines, table
 

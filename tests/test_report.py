@@ -34,15 +34,15 @@ from ofc_stats.report import (
     default_report_path,
     write_report,
 )
-from ofc_stats.report_data import (
+from ofc_stats.report.data import (
     ReportLimits,
     ReportScope,
     load_report_data,
     parse_since,
     wilson_interval,
 )
-from ofc_stats.report_figures import report_charts
-from ofc_stats.report_page import card_html, plotly_js, row_html, script_json
+from ofc_stats.report.figures import report_charts
+from ofc_stats.report.page import card_html, plotly_js, row_html, script_json
 from ofc_stats.warehouse import Warehouse
 from tests.builders import (
     ENTRY_QQ,

@@ -31,11 +31,11 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-from ofc_stats.bench import peak_memory_mb
 from ofc_stats.engine.boards import BATCH_BOARDS, card_frame_arrays, score_arrays
 from ofc_stats.engine.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
 from ofc_stats.engine.scoring import RuleTables, compile_rules
 from ofc_stats.formats.canonical import CARD_COLUMNS
+from ofc_stats.util.memory import peak_memory_mb
 from ofc_stats.warehouse import (
     PendingFile,
     StagedFile,

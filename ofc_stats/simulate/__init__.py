@@ -203,7 +203,7 @@ class SimulationBenchmark:
 def benchmark_simulation(hands: int = 1_000_000, tables: int | None = None, seed: int = 0
                          ) -> SimulationBenchmark:
     """Simulate ``hands`` hands into canonical batches (all four variants) and time it."""
-    from ofc_stats.bench import peak_memory_mb
+    from ofc_stats.util.memory import peak_memory_mb
 
     config = SimulationConfig(seed=seed, hands=hands, tables=tables)
     started = time.perf_counter()

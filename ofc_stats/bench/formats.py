@@ -17,10 +17,10 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from ofc_stats.bench import peak_memory_mb
 from ofc_stats.engine.rules import Variant
 from ofc_stats.formats import BATCH_HANDS, Format, get_reader, get_writer
 from ofc_stats.formats.samples import sample_hands
+from ofc_stats.util.memory import peak_memory_mb
 
 _PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
 

@@ -1,6 +1,6 @@
 """The report's charts: Plotly figures (plain dicts) made from the report's datasets.
 
-Each function takes the :class:`~ofc_stats.report_data.ReportData` and returns a
+Each function takes the :class:`~ofc_stats.report.data.ReportData` and returns a
 :class:`Chart`: a title, a caption saying how the figure is computed, and the figure
 as ``{"data": [...], "layout": {...}}`` (the JSON Plotly.js draws). Every name that
 comes from the warehouse is escaped with :func:`plot_text`, because Plotly renders a
@@ -20,7 +20,7 @@ import polars as pl
 
 from ofc_stats.engine.evaluate import CATEGORY_LABELS
 from ofc_stats.engine.rules import Row
-from ofc_stats.report_data import ReportData, wilson_interval
+from ofc_stats.report.data import ReportData, wilson_interval
 
 Figure = dict[str, Any]
 

@@ -166,7 +166,7 @@ def bench_formats(
     as_json: JsonOption = False,
 ) -> None:
     """Write sample hands in each format to a temporary file and read them back."""
-    from ofc_stats.formats.benchmark import benchmark_formats
+    from ofc_stats.bench.formats import benchmark_formats
 
     with reported_errors():
         result = benchmark_formats(hands, players, variant, streets=streets, formats=fmt,
@@ -346,7 +346,7 @@ def bench_ingest(
     as_json: JsonOption = False,
 ) -> None:
     """Write hands in each format to a temporary folder, ingest them, report throughput."""
-    from ofc_stats.ingest_bench import benchmark_ingest
+    from ofc_stats.bench.ingest import benchmark_ingest
 
     with reported_errors():
         results = benchmark_ingest(hands, formats or None, seed, files)

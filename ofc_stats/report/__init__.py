@@ -2,8 +2,8 @@
 
 :func:`write_report` runs the report's SQL (``sql/report/*.sql``) in DuckDB, turns the
 small aggregates into Plotly figures and writes one HTML file that embeds plotly.js
-once and needs no network. The parts: :mod:`ofc_stats.report_data` (the datasets),
-:mod:`ofc_stats.report_figures` (the charts), :mod:`ofc_stats.report_page` (the page).
+once and needs no network. The parts: :mod:`ofc_stats.report.data` (the datasets),
+:mod:`ofc_stats.report.figures` (the charts), :mod:`ofc_stats.report.page` (the page).
 What each figure shows and how: ``docs/reports.md``.
 """
 
@@ -17,8 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ofc_stats.bench import peak_memory_mb
-from ofc_stats.report_data import (
+from ofc_stats.report.data import (
     EmptyScopeError,
     NoScoredHandsError,
     ReportError,
@@ -28,8 +27,9 @@ from ofc_stats.report_data import (
     load_report_data,
     parse_since,
 )
-from ofc_stats.report_figures import report_charts
-from ofc_stats.report_page import render_page
+from ofc_stats.report.figures import report_charts
+from ofc_stats.report.page import render_page
+from ofc_stats.util.memory import peak_memory_mb
 from ofc_stats.warehouse import Warehouse
 
 __all__ = [

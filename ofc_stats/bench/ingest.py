@@ -22,11 +22,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import cast
 
-from ofc_stats.bench import peak_memory_mb
 from ofc_stats.formats import SNIFF_BYTES, Format, get_writer
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import SplitFile
 from ofc_stats.formats.samples import sample_hands
+from ofc_stats.util.memory import peak_memory_mb
 
 GENERATE_BATCH = 50_000
 SUFFIXES = {Format.JSONL: "jsonl", Format.TEXT: "txt", Format.CSV: "csv", Format.FPDB: "json"}

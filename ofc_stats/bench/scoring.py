@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import resource
 import sys
 import time
 from dataclasses import asdict, dataclass
@@ -14,13 +13,7 @@ import numpy as np
 from ofc_stats.engine.boards import BATCH_BOARDS
 from ofc_stats.engine.rules import Ruleset, get_ruleset
 from ofc_stats.engine.scoring import compile_rules, score_batch
-
-
-def peak_memory_mb() -> float:
-    """Peak resident memory of this process so far, in MiB."""
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    # Linux reports KiB, macOS bytes.
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+from ofc_stats.util.memory import peak_memory_mb
 
 
 @dataclass(frozen=True)
