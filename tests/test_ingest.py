@@ -18,23 +18,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+from ofc_stats.engine.boards import CARD_COLUMNS
 from ofc_stats.engine.cards import parse_card
 from ofc_stats.formats import Format, get_reader, get_writer
-from ofc_stats.formats.canonical import (
-    CARD_COLUMNS,
-    HANDS_SCHEMA,
-    PROBLEM_KINDS,
-    PROBLEMS_SCHEMA,
-    SEATS_SCHEMA,
-    STREETS_SCHEMA,
-    CanonicalBatch,
-)
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.samples import sample_hands
 from ofc_stats.formats.streaming import CHUNK_BYTES
 from ofc_stats.ingest import (
     COMPACT_SMALL_FILES,
-    HAND_KEYS_SCHEMA,
-    IMPORTS_SCHEMA,
     IngestProgress,
     IngestSummary,
     RejectedHandsError,
@@ -44,6 +35,15 @@ from ofc_stats.ingest import (
 from ofc_stats.ingest.run import _first_copies
 from ofc_stats.ingest.sources import SourceError
 from ofc_stats.warehouse import PendingFile, Warehouse
+from ofc_stats.warehouse.schemas import (
+    HAND_KEYS_SCHEMA,
+    HANDS_SCHEMA,
+    IMPORTS_SCHEMA,
+    PROBLEM_KINDS,
+    PROBLEMS_SCHEMA,
+    SEATS_SCHEMA,
+    STREETS_SCHEMA,
+)
 
 IVEY = ("6s 6c 4h", "Td Ts 9c Qs 8c", "3h 3d 3s 2h 2d")
 HELLMUTH = ("Ah Kd Qd", "9h 9d 5h 5d 4c", "Ks Js 9s 8s 7s")

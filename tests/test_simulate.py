@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+from ofc_stats.engine.boards import CARD_COLUMNS, board_codes
 from ofc_stats.engine.rules import Variant, get_ruleset
 from ofc_stats.engine.scoring import BoardScores, compile_rules, score_batch
-from ofc_stats.formats.canonical import CARD_COLUMNS, CanonicalBatch, board_codes
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.simulate import (
     FaultKind,
     Simulation,

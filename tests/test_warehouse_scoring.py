@@ -11,7 +11,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from ofc_stats import score_hands
-from ofc_stats.analysis.score import DEFAULT_SCORING, score_warehouse
+from ofc_stats.analysis.score import score_warehouse
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 from tests.builders import (
     ENTRY_KK,
     ENTRY_QQ,
@@ -182,7 +183,7 @@ def test_seats_of_a_hand_are_brought_together_if_a_file_has_them_apart() -> None
 
 
 def test_seats_written_with_the_nested_board_column_are_upgraded_once(tmp_path: Path) -> None:
-    from ofc_stats.formats.canonical import SEATS_SCHEMA
+    from ofc_stats.warehouse.schemas import SEATS_SCHEMA
     from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
     warehouse = store(tmp_path, sample_hands(6), sample_hands(4, start=6))

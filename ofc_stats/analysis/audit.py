@@ -25,9 +25,9 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ofc_stats.analysis.score import DEFAULT_SCORING
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 ERROR_KINDS = ("points", "royalties", "fl_missing", "fl_unearned", "fl_cards", "impossible")
 INFO_KINDS = ("gap", "left_in_fl")

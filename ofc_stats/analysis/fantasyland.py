@@ -41,22 +41,9 @@ import polars as pl
 
 from ofc_stats.util.duckdb_connection import open_duckdb
 from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 FL_ERRORS = ("fl_missing", "fl_unearned", "fl_cards")
-FL_TRANSITIONS_SCHEMA = pl.Schema({
-    "site": pl.String(),
-    "table": pl.String(),
-    "hand_id": pl.String(),  # the hand whose Fantasyland status is checked
-    "started_at": pl.Datetime("us", "UTC"),
-    "prev_hand_id": pl.String(),  # the table's previous hand
-    "player": pl.String(),
-    "status": pl.String(),
-    "expected_fl": pl.Boolean(),
-    "expected_cards": pl.Int8(),
-    "recorded_fl": pl.Boolean(),
-    "recorded_cards": pl.Int8(),
-    "reason": pl.String(),
-})
 DEFAULT_BREAK_MINUTES = 60
 DUCKDB_MEMORY_LIMIT = "400MB"
 
@@ -248,8 +235,6 @@ def refresh_transitions(warehouse: Warehouse, break_minutes: int = DEFAULT_BREAK
 
     Call with the warehouse's write lock held. Returns (rows, errors).
     """
-    from ofc_stats.analysis.score import DEFAULT_SCORING
-
     files = [str(path) for path in warehouse.files("player_hands", DEFAULT_SCORING)]
     hand_files = [str(path) for path in warehouse.files("hands")]
     previous = [f.path for f in warehouse.state().table_files("fl_transitions")]

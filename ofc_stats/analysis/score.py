@@ -23,7 +23,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from functools import cache
 from pathlib import Path
 from typing import TypeVar
 
@@ -31,10 +30,9 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
-from ofc_stats.engine.boards import BATCH_BOARDS, card_frame_arrays, score_arrays
+from ofc_stats.engine.boards import BATCH_BOARDS, CARD_COLUMNS, card_frame_arrays, score_arrays
 from ofc_stats.engine.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
 from ofc_stats.engine.scoring import RuleTables, compile_rules
-from ofc_stats.formats.canonical import CARD_COLUMNS
 from ofc_stats.util.memory import peak_memory_mb
 from ofc_stats.warehouse import (
     PendingFile,
@@ -43,9 +41,9 @@ from ofc_stats.warehouse import (
     Warehouse,
     atomic_write_bytes,
 )
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
-DEFAULT_SCORING = "default"
 # Per scoring: which rules its stored rows were computed under (a digest, so that a
 # ruleset file edited since is noticed and everything rescored) and which seats files
 # it has scored whole (not read again: a run with nothing new reads no seats).
@@ -374,24 +372,3 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
         player_hands_per_second=player_rows / seconds if seconds else 0.0,
         peak_memory_mb=peak_memory_mb(),
     )
-
-
-@cache
-def scored_schemas() -> tuple[pl.Schema, pl.Schema]:
-    """The schemas of ``player_hands`` and ``matchups`` (as stored: text, not categories)."""
-    from ofc_stats.formats.canonical import SEATS_SCHEMA, card_frame
-
-    seats = card_frame(np.arange(26, dtype=np.int8).reshape(2, 13)).with_columns(
-        pl.lit("s").alias("site"), pl.lit("h").alias("hand_id"),
-        pl.lit("pineapple").alias("variant"), pl.Series("seat", [1, 2], dtype=pl.Int8),
-        pl.Series("player", ["a", "b"]))
-    seats = seats.select([pl.col(name).cast(dtype) if name in seats.columns
-                          else pl.lit(None, dtype).alias(name)
-                          for name, dtype in SEATS_SCHEMA.items()])
-    players, matchups, _ = score_seats(seats, DEFAULT_SCORING, None)
-
-    def stored(schema: pl.Schema) -> pl.Schema:
-        return pl.Schema({name: pl.String() if dtype == pl.Categorical else dtype
-                          for name, dtype in schema.items()})
-
-    return stored(players.schema), stored(matchups.schema)

@@ -125,8 +125,9 @@ def build_benchmark_warehouse(root: Path, player_hands: int, players: int = 3,
     the ``hands`` rows, as ingest does."""
     import polars as pl
 
-    from ofc_stats.formats.canonical import HANDS_SCHEMA, SEATS_SCHEMA, card_frame, row_text_exprs
+    from ofc_stats.engine.boards import card_frame, row_text_exprs
     from ofc_stats.warehouse import PendingFile, Warehouse
+    from ofc_stats.warehouse.schemas import HANDS_SCHEMA, SEATS_SCHEMA
 
     warehouse = Warehouse.open(root, create=True)
     deals = player_hands // players

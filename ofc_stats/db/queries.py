@@ -31,6 +31,7 @@ import polars as pl
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.util.duckdb_connection import open_duckdb
 from ofc_stats.warehouse import Warehouse, WarehouseState
+from ofc_stats.warehouse.schemas import TABLE_SCHEMAS
 
 DATABASE_FILE = "ofc.duckdb"
 # The table of ofc.duckdb naming the warehouse folder and commit its views were made for.
@@ -154,24 +155,9 @@ def _view_files() -> list[str]:
             if entry.name.endswith(".sql")]
 
 
-@cache
 def table_schemas() -> dict[str, pl.Schema]:
     """The schema of every base view, for tables the warehouse does not hold yet."""
-    from ofc_stats.analysis.fantasyland import FL_TRANSITIONS_SCHEMA
-    from ofc_stats.analysis.score import scored_schemas
-    from ofc_stats.formats.canonical import (
-        HANDS_SCHEMA,
-        PROBLEMS_SCHEMA,
-        SEATS_SCHEMA,
-        STREETS_SCHEMA,
-    )
-    from ofc_stats.ingest import IMPORTS_SCHEMA
-
-    player_hands, matchups = scored_schemas()
-    return {"hands": HANDS_SCHEMA, "seats": SEATS_SCHEMA, "streets": STREETS_SCHEMA,
-            "rejects": PROBLEMS_SCHEMA, "imports": IMPORTS_SCHEMA,
-            "fl_transitions": FL_TRANSITIONS_SCHEMA, "scored_player_hands": player_hands,
-            "scored_matchups": matchups}
+    return {view: TABLE_SCHEMAS[table] for view, table in BASE_VIEWS.items()}
 
 
 def _quoted_list(paths: list[Path]) -> str:

@@ -4,6 +4,10 @@
 (one row per player per hand). It parses the cards once, in bulk, sorts the boards
 into hands, hands them to :func:`ofc_stats.engine.scoring.score_batch` in bounded batches
 and assembles two tables: one row per board and one row per pair of players.
+
+The warehouse stores a board as its card codes, one int8 column per slot
+(:data:`CARD_COLUMNS`); :func:`card_frame` and :func:`board_codes` convert between
+those columns and the scorer's arrays.
 """
 
 from __future__ import annotations
@@ -29,11 +33,16 @@ from ofc_stats.engine.scoring import (
     score_batch,
 )
 from ofc_stats.errors import BoardsError, InvalidCardError
-from ofc_stats.formats.canonical import board_codes
 
 BATCH_BOARDS = 1 << 16
 CATEGORY = pl.Enum(CATEGORY_LABELS)
-ROW_OFFSETS = {Row.TOP: 0, Row.MIDDLE: 3, Row.BOTTOM: 8}
+# Where each row's cards are in a board's 13 slots: (first slot, cards).
+ROW_SLOTS = {Row.TOP: (0, 3), Row.MIDDLE: (3, 5), Row.BOTTOM: (8, 5)}
+# The final board as card codes, one int8 column per slot (top_1 ... bottom_5): flat
+# columns decode about 8x faster than one nested Int8[13] column, and scoring reads
+# every board.
+CARD_COLUMNS = tuple(f"{row.value}_{slot}" for row, (_, size) in ROW_SLOTS.items()
+                     for slot in range(1, size + 1))
 
 
 @dataclass(frozen=True)
@@ -65,6 +74,31 @@ class BoardArrays:
             end = min(end, hands)
             yield first, end, int(starts[first]), int(starts[end])
             first = end
+
+
+def card_frame(cards: np.ndarray) -> pl.DataFrame:
+    """The ``CARD_COLUMNS`` of boards given as codes of shape ``(boards, 13)``."""
+    return pl.DataFrame({name: pl.Series(name, cards[:, slot], dtype=pl.Int8)
+                         for slot, name in enumerate(CARD_COLUMNS)})
+
+
+def board_codes(seats: pl.DataFrame) -> np.ndarray:
+    """The boards of seat rows as int8 codes of shape ``(13, boards)``, the scorer's."""
+    return np.stack([seats[name].fill_null(NO_CARD).to_numpy() for name in CARD_COLUMNS]
+                    ).astype(np.int8, copy=False)
+
+
+def row_text_exprs() -> list[pl.Expr]:
+    """Each row's cards as text (``"Ah Kd Qs"``, empty slots left out) from the
+    ``CARD_COLUMNS``, named ``top``, ``middle``, ``bottom``."""
+    names = [card_names_expr(pl.col(name)) for name in CARD_COLUMNS]
+    return [pl.concat_str(names[start:start + size], separator=" ", ignore_nulls=True)
+            .alias(row.value) for row, (start, size) in ROW_SLOTS.items()]
+
+
+def board_list_expr() -> pl.Expr:
+    """The final board's 13 codes as one list per seat (top, middle, bottom)."""
+    return pl.concat_list(CARD_COLUMNS)
 
 
 def _row_cards(boards: pl.DataFrame, row: Row) -> pl.Expr:
@@ -122,7 +156,7 @@ def boards_to_arrays(boards: pl.DataFrame) -> tuple[pl.DataFrame, BoardArrays]:
                      f"{row.value}")
             raise InvalidCardError(str(invalid["card"][0]), where)
         fits = exploded.filter(pl.col("position") < row.size)
-        cards[ROW_OFFSETS[row] + fits["position"].to_numpy(),
+        cards[ROW_SLOTS[row][0] + fits["position"].to_numpy(),
               fits["board"].to_numpy()] = fits["code"].to_numpy()
         row_problems[(ordered[f"_{row.value}_n"] > row.size).to_numpy()] |= np.uint8(
             BoardProblem.EXTRA_CARDS)
@@ -161,7 +195,7 @@ def card_frame_arrays(frame: pl.DataFrame, keys: Sequence[str]
     if int(cards.min(initial=0)) < 0:
         filled = cards >= 0
         counts = [pl.Series(f"_{row.value}_n", filled[start:start + row.size].sum(axis=0),
-                            dtype=pl.Int8) for row, start in ROW_OFFSETS.items()]
+                            dtype=pl.Int8) for row, (start, _) in ROW_SLOTS.items()]
     else:  # complete boards, the usual case
         counts = [pl.repeat(row.size, frame.height, dtype=pl.Int8, eager=True)
                   .alias(f"_{row.value}_n") for row in Row]

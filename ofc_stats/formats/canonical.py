@@ -25,7 +25,8 @@ problem the reader found: the hand is rejected with it), ``site``, ``hand_id``,
 first deal), ``action`` (``place`` or ``discard``), ``row`` (str?, for a placement),
 ``card`` (str).
 
-The canonical schemas below are also the warehouse's (docs/schema.md).
+The canonical frames have the schemas of the warehouse's tables
+(:mod:`ofc_stats.warehouse.schemas`, docs/schema.md).
 """
 
 from __future__ import annotations
@@ -37,84 +38,16 @@ import duckdb
 import numpy as np
 import polars as pl
 
+from ofc_stats.engine.boards import CARD_COLUMNS, ROW_SLOTS, card_frame, row_text_exprs
 from ofc_stats.engine.cards import JOKER, NO_CARD, card_codes, card_codes_expr, card_names_expr
 from ofc_stats.engine.rules import Row, Variant
 from ofc_stats.util.duckdb_connection import duckdb_cursor
-
-MONEY = pl.Decimal(18, 6)
-ROW_SLOTS = {Row.TOP: (0, 3), Row.MIDDLE: (3, 5), Row.BOTTOM: (8, 5)}
-# The final board as card codes, one int8 column per slot (top_1 ... bottom_5): flat
-# columns decode about 8x faster than one nested Int8[13] column, and scoring reads
-# every board.
-CARD_COLUMNS = tuple(f"{row.value}_{slot}" for row, (_, size) in ROW_SLOTS.items()
-                     for slot in range(1, size + 1))
-
-HANDS_SCHEMA = pl.Schema({
-    "site": pl.String(),
-    "hand_id": pl.String(),
-    "table": pl.String(),
-    "started_at": pl.Datetime("us", "UTC"),
-    "utc_offset_minutes": pl.Int16(),  # the offset the source wrote; null if it had none
-    "variant": pl.String(),  # a Variant value
-    "ruleset": pl.String(),  # a ruleset the source names, else null
-    "button_seat": pl.Int8(),
-    "point_value": MONEY,
-    "currency": pl.String(),
-    "players": pl.Int8(),
-    "has_streets": pl.Boolean(),
-    "content_hash": pl.String(),  # md5 of the hand's identity, see content_hash()
-    "source_file": pl.String(),
-    "source_line": pl.Int64(),
-})
-
-SEATS_SCHEMA = pl.Schema({
-    "site": pl.String(),
-    "hand_id": pl.String(),
-    # Copied from the hand so that scoring streams seats files without a join.
-    "variant": pl.String(),
-    "table": pl.String(),
-    "started_at": pl.Datetime("us", "UTC"),
-    "seat": pl.Int8(),
-    "player": pl.String(),
-    "in_fantasyland": pl.Boolean(),
-    "fl_cards": pl.Int8(),  # cards dealt in a Fantasyland hand, if known
-    # Card codes (rank * 4 + suit) of the final board; -1 marks an empty slot.
-    **{name: pl.Int8() for name in CARD_COLUMNS},
-    "top": pl.String(),  # the same cards as text, "Ah Kd Qs"
-    "middle": pl.String(),
-    "bottom": pl.String(),
-    "discards": pl.String(),
-    "reported_points": pl.Int32(),
-    "reported_royalties": pl.Int32(),
-    "starting_stack": MONEY,
-    "collected": MONEY,
-})
-
-STREETS_SCHEMA = pl.Schema({
-    "site": pl.String(),
-    "hand_id": pl.String(),
-    "seat": pl.Int8(),
-    "street": pl.Int8(),
-    "action_order": pl.Int16(),  # order of the action within the hand
-    "action": pl.String(),  # "place" or "discard"
-    "row": pl.String(),  # a Row value for a placement, null for a discard
-    "card": pl.Int8(),
-})
-
-PROBLEMS_SCHEMA = pl.Schema({
-    "file": pl.String(),
-    "line": pl.Int64(),
-    "site": pl.String(),
-    "hand_id": pl.String(),
-    "kind": pl.String(),  # one of PROBLEM_KINDS
-    "reason": pl.String(),
-    "raw": pl.String(),
-})
-
-PROBLEM_KINDS = (
-    "syntax", "missing field", "version", "variant", "timestamp", "money", "players",
-    "seat", "card", "row size", "duplicate card", "encoding", "truncated", "conflict",
-    "file", "format",  # ingest: an unreadable or corrupt file; a format it cannot tell
+from ofc_stats.warehouse.schemas import (
+    HANDS_SCHEMA,
+    MONEY,
+    PROBLEMS_SCHEMA,
+    SEATS_SCHEMA,
+    STREETS_SCHEMA,
 )
 
 # Players a variant allows (RULES §4: classic 2-4, Pineapple 2-3).
@@ -139,31 +72,6 @@ VARIANT_NAMES = {
 MAX_RAW_CHARS = 65_536
 _TIMESTAMP = (r"^\s*(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?\s*"
               r"(Z|[+-]\d{2}:?\d{2})?\s*$")
-
-
-def card_frame(cards: np.ndarray) -> pl.DataFrame:
-    """The ``CARD_COLUMNS`` of boards given as codes of shape ``(boards, 13)``."""
-    return pl.DataFrame({name: pl.Series(name, cards[:, slot], dtype=pl.Int8)
-                         for slot, name in enumerate(CARD_COLUMNS)})
-
-
-def board_codes(seats: pl.DataFrame) -> np.ndarray:
-    """The boards of seat rows as int8 codes of shape ``(13, boards)``, the scorer's."""
-    return np.stack([seats[name].fill_null(NO_CARD).to_numpy() for name in CARD_COLUMNS]
-                    ).astype(np.int8, copy=False)
-
-
-def row_text_exprs() -> list[pl.Expr]:
-    """Each row's cards as text (``"Ah Kd Qs"``, empty slots left out) from the
-    ``CARD_COLUMNS``, named ``top``, ``middle``, ``bottom``."""
-    names = [card_names_expr(pl.col(name)) for name in CARD_COLUMNS]
-    return [pl.concat_str(names[start:start + size], separator=" ", ignore_nulls=True)
-            .alias(row.value) for row, (start, size) in ROW_SLOTS.items()]
-
-
-def board_list_expr() -> pl.Expr:
-    """The final board's 13 codes as one list per seat (top, middle, bottom)."""
-    return pl.concat_list(CARD_COLUMNS)
 
 
 @dataclass(frozen=True)

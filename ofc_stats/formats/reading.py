@@ -27,7 +27,7 @@ import polars as pl
 
 from ofc_stats.engine.cards import card_codes_expr
 from ofc_stats.engine.rules import Row
-from ofc_stats.formats.canonical import MAX_RAW_CHARS, PROBLEMS_SCHEMA, CanonicalBatch, normalise
+from ofc_stats.formats.canonical import MAX_RAW_CHARS, CanonicalBatch, normalise
 from ofc_stats.formats.streaming import (
     ByteSource,
     Positions,
@@ -35,6 +35,7 @@ from ofc_stats.formats.streaming import (
     string_buffers,
     strings_between,
 )
+from ofc_stats.warehouse.schemas import PROBLEMS_SCHEMA
 
 if TYPE_CHECKING:
     from ofc_stats.formats import ReadBatch

@@ -40,19 +40,11 @@ import numpy.typing as npt
 import polars as pl
 
 from ofc_stats import formats
+from ofc_stats.engine.boards import board_list_expr
 from ofc_stats.engine.cards import card_names_expr
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.formats import SNIFF_BYTES, FileGroupReader, Format, UnknownFormatError
-from ofc_stats.formats.canonical import (
-    HANDS_SCHEMA,
-    MONEY,
-    PROBLEMS_SCHEMA,
-    SEATS_SCHEMA,
-    STREETS_SCHEMA,
-    CanonicalBatch,
-    board_list_expr,
-    content_hash,
-)
+from ofc_stats.formats.canonical import CanonicalBatch, content_hash
 from ofc_stats.formats.reading import BATCH_BYTES, PARSE_THREADS, SplitFile
 from ofc_stats.formats.streaming import ARCHIVE_ERRORS, string_buffers
 from ofc_stats.ingest.sources import (
@@ -67,6 +59,15 @@ from ofc_stats.ingest.sources import (
     read_head,
 )
 from ofc_stats.warehouse import PendingFile, Warehouse, default_warehouse
+from ofc_stats.warehouse.schemas import (
+    HAND_KEYS_SCHEMA,
+    HANDS_SCHEMA,
+    IMPORTS_SCHEMA,
+    MONEY,
+    PROBLEMS_SCHEMA,
+    SEATS_SCHEMA,
+    STREETS_SCHEMA,
+)
 from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
 COMMIT_HANDS = 25_000  # hands per commit: bounds memory and what a kill can lose
@@ -90,43 +91,9 @@ DEBUG_ENV = "OFC_STATS_DEBUG"  # set: a reader's own bug raises instead of a rej
 
 TABLES = ("hands", "seats", "streets", "rejects", "hand_keys", "imports")
 
-HAND_KEYS_SCHEMA = pl.Schema({
-    "key": pl.UInt64(),  # hash_strings(site + "\x1f" + hand_id)
-    "content": pl.UInt64(),  # the first 64 bits of content_hash
-    # Fingerprints of what content_hash leaves out (see hand_keys): null when the hand
-    # does not record that detail, never 0.
-    "points": pl.UInt64(),  # the seats' reported_points
-    "royalties": pl.UInt64(),  # the seats' reported_royalties
-    "stakes": pl.UInt64(),  # point_value with currency
-    "button": pl.UInt64(),  # button_seat
-})
 # The detail columns of hand_keys, as a conflict's reason names them.
 DETAILS = {"points": "reported points", "royalties": "reported royalties",
            "stakes": "stakes", "button": "button seat"}
-
-IMPORTS_SCHEMA = pl.Schema({
-    "import_id": pl.String(),
-    "commit_id": pl.Int64(),
-    "imported_at": pl.Datetime("us", "UTC"),
-    "file": pl.String(),
-    "path": pl.String(),
-    "member": pl.String(),
-    "compression": pl.String(),
-    "format": pl.String(),
-    "size": pl.Int64(),
-    "mtime": pl.Datetime("ns", "UTC"),
-    "start_offset": pl.Int64(),
-    "end_offset": pl.Int64(),
-    "content_hash": pl.String(),
-    "status": pl.String(),
-    "hands_read": pl.Int64(),
-    "hands_stored": pl.Int64(),
-    "duplicates": pl.Int64(),
-    "conflicts": pl.Int64(),
-    "rejected": pl.Int64(),
-    "message": pl.String(),
-})
-
 
 class ImportStatus(StrEnum):
     """How far an import of one file got, as stored in ``imports.status``."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from ofc_stats.formats.canonical import SEATS_SCHEMA, card_frame
+from ofc_stats.engine.boards import card_frame
+from ofc_stats.warehouse.schemas import SEATS_SCHEMA
 from ofc_stats.warehouse.store import PendingFile, StagedFile, Warehouse
 
 # Before the board was stored one int8 column per slot, it was one Int8[13] column.
