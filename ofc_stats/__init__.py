@@ -26,8 +26,7 @@ from ofc_stats.errors import (
     OfcStatsError,
     RulesetError,
 )
-
-__version__ = "0.1.0"
+from ofc_stats.version import __version__
 
 _moved.install()  # the module paths of earlier versions still import
 

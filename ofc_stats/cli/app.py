@@ -19,8 +19,8 @@ import polars as pl
 import typer
 from typer.exceptions import TyperException
 
-from ofc_stats import __version__
 from ofc_stats.errors import OfcStatsError
+from ofc_stats.version import __version__
 
 if TYPE_CHECKING:
     from ofc_stats.analysis.audit import AuditReport

@@ -20,12 +20,12 @@ from typing import Any
 
 import polars as pl
 
-from ofc_stats import __version__
 from ofc_stats.engine.cards import RANKS, SUITS, parse_card
 from ofc_stats.engine.rules import Row
 from ofc_stats.errors import InvalidCardError
 from ofc_stats.report.data import ReportData, format_moment
 from ofc_stats.report.figures import Chart, counted
+from ofc_stats.version import __version__
 
 SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 WIDE_CHARTS = {"cumulative", "head-to-head"}
