@@ -12,7 +12,8 @@ from typer.testing import CliRunner
 
 from ofc_stats.analysis.score import score_warehouse
 from ofc_stats.cli import app
-from ofc_stats.db import DATABASE_FILE, QueryError, named_queries, query_warehouse
+from ofc_stats.db import QueryError, named_queries, query_warehouse
+from ofc_stats.warehouse.catalog import DATABASE_FILE
 from tests.builders import ENTRY_QQ, ENTRY_QQ_2, NOTHING_1, NOTHING_2, TRIPS_TOP, Hand, Seat, store
 
 runner = CliRunner()

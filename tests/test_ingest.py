@@ -1050,7 +1050,8 @@ def test_a_moved_warehouse_or_a_missed_refresh_gets_a_fresh_duckdb_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import duckdb
 
-    from ofc_stats import db
+    from ofc_stats.ingest import run as ingest_run
+    from ofc_stats.warehouse import catalog
 
     def hands_in_database(root: Path) -> object:
         with duckdb.connect(str(root / "ofc.duckdb"), read_only=True) as connection:
@@ -1062,13 +1063,13 @@ def test_a_moved_warehouse_or_a_missed_refresh_gets_a_fresh_duckdb_file(
     shutil.move(tmp_path / "wh", tmp_path / "moved")
     with pytest.raises(duckdb.IOException):
         hands_in_database(tmp_path / "moved")
-    assert not db.database_is_current(Warehouse.open(tmp_path / "moved"))
+    assert not catalog.database_is_current(Warehouse.open(tmp_path / "moved"))
     # ... until the next run, even one with nothing new.
     assert ingest([path], tmp_path / "moved").commits == 0
     assert hands_in_database(tmp_path / "moved") == (20,)
-    assert db.database_is_current(Warehouse.open(tmp_path / "moved"))
+    assert catalog.database_is_current(Warehouse.open(tmp_path / "moved"))
     # A run killed between its commit and the refresh: the next run refreshes.
-    monkeypatch.setattr(db, "refresh_database", lambda warehouse: None)
+    monkeypatch.setattr(ingest_run, "refresh_database", lambda warehouse: None)
     ingest([write_hands(tmp_path / "b.jsonl", sample_hands(5, 3, seed=5))], tmp_path / "moved")
     assert hands_in_database(tmp_path / "moved") == (20,)
     monkeypatch.undo()

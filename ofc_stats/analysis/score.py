@@ -41,6 +41,7 @@ from ofc_stats.warehouse import (
     Warehouse,
     atomic_write_bytes,
 )
+from ofc_stats.warehouse.catalog import refresh_database
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
@@ -262,7 +263,6 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
     new one, never a mix. A kill part-way leaves whole commits and a re-run finishes.
     """
     from ofc_stats.analysis.fantasyland import refresh_transitions
-    from ofc_stats.db import refresh_database
 
     forced = None if ruleset is None else get_ruleset(ruleset)
     scoring = scoring_name(forced)

@@ -59,6 +59,7 @@ from ofc_stats.ingest.sources import (
     read_head,
 )
 from ofc_stats.warehouse import PendingFile, Warehouse, default_warehouse
+from ofc_stats.warehouse.catalog import database_is_current, refresh_database
 from ofc_stats.warehouse.schemas import (
     HAND_KEYS_SCHEMA,
     HANDS_SCHEMA,
@@ -1375,8 +1376,6 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
         WarehouseError: the warehouse is busy (after ``lock_timeout``) or invalid.
         RejectedHandsError: ``strict`` and something was set aside.
     """
-    from ofc_stats.db import database_is_current, refresh_database
-
     started = time.perf_counter()
     forced = _as_format(fmt)
     store = (warehouse if isinstance(warehouse, Warehouse)
