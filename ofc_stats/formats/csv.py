@@ -27,11 +27,12 @@ import numpy as np
 import polars as pl
 
 from ofc_stats.engine.rules import Row, Variant
-from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
+from ofc_stats.formats import BATCH_HANDS, Format
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
+    ReadBatch,
     SplitFile,
     Units,
     card_lists,

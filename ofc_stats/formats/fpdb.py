@@ -38,12 +38,13 @@ import numpy.typing as npt
 import polars as pl
 
 from ofc_stats.engine.rules import Row, Variant
-from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
+from ofc_stats.formats import BATCH_HANDS, Format
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.jsonl import decode_json, hands_query, syntax_errors
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
+    ReadBatch,
     SplitFile,
     Units,
     empty_problems,
