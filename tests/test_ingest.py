@@ -25,14 +25,15 @@ from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.samples import sample_hands
 from ofc_stats.formats.streaming import CHUNK_BYTES
 from ofc_stats.ingest import (
-    COMPACT_SMALL_FILES,
     IngestProgress,
     IngestSummary,
     RejectedHandsError,
     UnknownFormatOptionError,
+    grouping,
     ingest,
 )
-from ofc_stats.ingest.run import _first_copies
+from ofc_stats.ingest.commits import COMPACT_SMALL_FILES
+from ofc_stats.ingest.dedupe import first_copies
 from ofc_stats.ingest.sources import SourceError
 from ofc_stats.warehouse import PendingFile, Warehouse
 from ofc_stats.warehouse.schemas import (
@@ -207,8 +208,8 @@ def test_copies_that_match_no_first_copy_are_not_stored_half(tmp_path: Path) -> 
         [read] = list(get_reader(Format.JSONL).read(stream, str(path)))
     batch = read.batch
     first = batch.hands.head(1).with_columns(pl.lit("0" * 32).alias("content_hash"))
-    resolved = _first_copies(first, batch.seats, batch.streets,
-                             batch.hands.select("site", "hand_id"))
+    resolved = first_copies(first, batch.seats, batch.streets,
+                            batch.hands.select("site", "hand_id"))
     assert resolved.hands.is_empty()  # no seats give that hash: the hand is not stored
     assert resolved.unresolved.rows() == [("home", "h1")]
     assert resolved.seats.is_empty()
@@ -903,7 +904,7 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
     groups.clear()
     many = ingest([folder], tmp_path / "many", batch_hands=60)
     assert sum(len(sizes) for sizes in groups.values()) > 10
-    monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)  # every file alone
+    monkeypatch.setattr(grouping, "SMALL_FILE_BYTES", 0)  # every file alone
     alone = ingest([folder], tmp_path / "alone")
 
     assert grouped.files_read == alone.files_read == many.files_read == files
@@ -983,10 +984,8 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
 @pytest.mark.parametrize("alone", [False, True])
 def test_a_sheet_holding_only_its_header_is_read_again_once_rows_arrive(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alone: bool) -> None:
-    from ofc_stats.ingest import run as ingest_module
-
     if alone:
-        monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)
+        monkeypatch.setattr(grouping, "SMALL_FILE_BYTES", 0)
     sheet = tmp_path / "in" / "session.csv"
     sheet.parent.mkdir()
     sheet.write_text("hand_id,started_at,player,top,middle,bottom\n")  # just opened
@@ -1008,7 +1007,7 @@ def test_a_small_damaged_archive_keeps_every_hand_before_the_damage(
     from ofc_stats.ingest import run as ingest_module
 
     if alone:  # read by itself, in batches, rather than parsed with other small files
-        monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)
+        monkeypatch.setattr(grouping, "SMALL_FILE_BYTES", 0)
     data = write_hands(tmp_path / "plain.jsonl", sample_hands(60, 3, seed=5)).read_bytes()
     packed = gzip.compress(data)
     assert len(packed) * 16 < ingest_module.READ_BATCH_HANDS * 100  # small, one batch

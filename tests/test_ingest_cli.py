@@ -257,7 +257,7 @@ def test_the_benchmark_reads_a_folder_alone_the_way_ingest_groups_it(
     monkeypatch.setattr("ofc_stats.ingest.run.READ_BATCH_HANDS", 25)  # several groups
     written = write_files(fmt, tmp_path / "in", hands=120, files=12)
     one_big = write_format(fmt, tmp_path / "big", hands=30, seed=1)
-    monkeypatch.setattr("ofc_stats.ingest.run.SMALL_FILE_BYTES",
+    monkeypatch.setattr("ofc_stats.ingest.grouping.SMALL_FILE_BYTES",
                         (tmp_path / "big").stat().st_size - 1)
     files = [*sorted((tmp_path / "in").iterdir()), tmp_path / "big"]
     assert read_alone(files) == written + one_big == 150

@@ -138,7 +138,8 @@ def read_alone(files: Sequence[Path]) -> int:
     them: a big file in batches, small files split whole and parsed in groups of about
     a batch, each format's apart. Returns the hands read."""
     from ofc_stats.formats import FileGroupReader, get_reader, sniff
-    from ofc_stats.ingest.run import READ_BATCH_HANDS, SMALL_FILE_BYTES
+    from ofc_stats.ingest.grouping import SMALL_FILE_BYTES
+    from ofc_stats.ingest.run import READ_BATCH_HANDS
 
     hands = 0
     groups: dict[Format, tuple[FileGroupReader, list[SplitFile]]] = {}
