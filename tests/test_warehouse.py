@@ -15,8 +15,8 @@ from ofc_stats.warehouse import (
     WarehouseError,
     WarehouseLockedError,
 )
+from ofc_stats.warehouse.log import CHECKPOINT_EVERY
 from ofc_stats.warehouse.schemas import TABLE_SCHEMAS
-from ofc_stats.warehouse.store import CHECKPOINT_EVERY
 
 
 def frame(start: int, rows: int) -> pl.DataFrame:

@@ -23,8 +23,9 @@ import polars as pl
 
 from ofc_stats.util.duckdb_connection import open_duckdb
 from ofc_stats.util.sql_files import sql_folder
+from ofc_stats.warehouse.log import WarehouseState
 from ofc_stats.warehouse.schemas import TABLE_SCHEMAS
-from ofc_stats.warehouse.store import Warehouse, WarehouseState
+from ofc_stats.warehouse.store import Warehouse
 
 DATABASE_FILE = "ofc.duckdb"
 # The table of ofc.duckdb naming the warehouse folder and commit its views were made for.

@@ -1,4 +1,4 @@
-"""The Parquet warehouse: layout, atomic commits, a commit log, locking, compaction.
+"""The Parquet warehouse: its layout, and :class:`Warehouse`, the way to read and write it.
 
 A warehouse is a folder of Parquet datasets (``hands/``, ``seats/``, ...), one
 sub-folder per table, optionally split by a partition value (``player_hands/
@@ -13,43 +13,39 @@ removes, written last and atomically. So
 - readers build the table's file list from the log, never from a folder listing.
 
 Only one process writes at a time: :meth:`Warehouse.writing` takes an exclusive
-lock on ``.lock``, waiting up to a timeout, then failing with a clear message.
+lock on ``.lock``, waiting up to a timeout, then failing with a clear message. The
+parts: atomic files (:mod:`~ofc_stats.warehouse.files`), the commit log
+(:mod:`~ofc_stats.warehouse.log`), the lock (:mod:`~ofc_stats.warehouse.lock`).
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
-import json
 import os
 import time
 import uuid
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import polars as pl
 
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.warehouse.errors import WarehouseError
+from ofc_stats.warehouse.files import atomic_write_parquet
+from ofc_stats.warehouse.lock import write_lock
+from ofc_stats.warehouse.log import (
+    LOG_DIR,
+    LOG_FORMAT,
+    TableFile,
+    WarehouseState,
+    read_commits,
+    read_state,
+    write_commit,
+)
 
 ENV_WAREHOUSE = "OFC_STATS_WAREHOUSE"
 DEFAULT_WAREHOUSE = Path("warehouse")
-LOG_DIR = "_log"
-LOCK_FILE = ".lock"
-CHECKPOINT_EVERY = 100  # commits between checkpoints of the full file list
-LOG_FORMAT = 1
-
-
-class WarehouseError(OfcStatsError):
-    """The warehouse is missing, locked by another writer, or inconsistent."""
-
-
-class WarehouseLockedError(WarehouseError):
-    """Another process holds the warehouse's write lock."""
-
-    exit_code = 3
 
 
 def default_warehouse() -> Path:
@@ -57,85 +53,10 @@ def default_warehouse() -> Path:
     return Path(os.environ.get(ENV_WAREHOUSE, str(DEFAULT_WAREHOUSE)))
 
 
-@dataclass(frozen=True)
-class TableFile:
-    """One committed Parquet file of a table."""
-
-    table: str
-    path: str  # relative to the warehouse root, with "/" separators
-    partition: str | None
-    rows: int
-
-
-@dataclass
-class WarehouseState:
-    """The committed contents of a warehouse: the files of every table."""
-
-    commit: int = 0
-    files: dict[str, TableFile] = field(default_factory=dict)  # by path
-
-    def table_files(self, table: str, partition: str | None = None) -> list[TableFile]:
-        """Files of ``table`` (of one partition, if given), in commit order."""
-        return [f for f in self.files.values() if f.table == table
-                and (partition is None or f.partition == partition)]
-
-    def partitions(self, table: str) -> list[str]:
-        """Partition values present in ``table``."""
-        return sorted({f.partition for f in self.files.values()
-                       if f.table == table and f.partition is not None})
-
-    def apply(self, commit: Mapping[str, Any]) -> None:
-        """Replay one commit record."""
-        for path in commit.get("remove", []):
-            self.files.pop(path, None)
-        for entry in commit.get("add", []):
-            self.files[entry["path"]] = TableFile(
-                entry["table"], entry["path"], entry.get("partition"), int(entry["rows"]))
-        self.commit = int(commit["id"])
-
-
-def _fsync_directory(path: Path) -> None:
-    with contextlib.suppress(OSError):  # not every filesystem allows it
-        descriptor = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(descriptor)
-        finally:
-            os.close(descriptor)
-
-
-def atomic_write_bytes(path: Path, data: bytes) -> None:
-    """Write ``data`` to ``path`` so that ``path`` is either absent or complete."""
-    temporary = path.with_name(f".tmp-{uuid.uuid4().hex}-{path.name}")
-    with open(temporary, "wb") as handle:
-        handle.write(data)
-        handle.flush()
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
-    _fsync_directory(path.parent)
-
-
-# zstd at its fastest level: twice as fast to write as the default level, files ~30%
-# larger; the warehouse is written once and read often, by DuckDB mostly.
-PARQUET_COMPRESSION_LEVEL = 1
-
-
 # Tables the scorer writes at millions of rows a second: their min/max statistics cost
 # a fifth of the write and rarely prune (their files are not sorted by what queries
 # filter on); null counts are kept.
 WITHOUT_RANGE_STATISTICS = frozenset({"player_hands", "matchups"})
-
-
-def atomic_write_parquet(frame: pl.DataFrame, path: Path, *,
-                         range_statistics: bool = True) -> None:
-    """Write ``frame`` as Parquet (zstd) under a temporary name, then rename it."""
-    temporary = path.with_name(f".tmp-{uuid.uuid4().hex}-{path.name}")
-    statistics: bool | dict[str, bool] = True if range_statistics else {
-        "min": False, "max": False, "distinct_count": False, "null_count": True}
-    frame.write_parquet(temporary, compression="zstd",
-                        compression_level=PARQUET_COMPRESSION_LEVEL, statistics=statistics)
-    with open(temporary, "rb+") as handle:
-        os.fsync(handle.fileno())
-    os.replace(temporary, path)
 
 
 @dataclass(frozen=True)
@@ -167,7 +88,7 @@ class Warehouse:
 
     def __init__(self, root: Path | str) -> None:
         self.root = Path(root)
-        self._lock_handle: Any = None
+        self._locked = False
 
     # -- opening ------------------------------------------------------------------
 
@@ -196,25 +117,7 @@ class Warehouse:
 
     def state(self) -> WarehouseState:
         """The committed state, replayed from the latest checkpoint and later commits."""
-        log = self.root / LOG_DIR
-        # A writer killed mid-commit leaves a ".tmp-..." log file: never a commit.
-        names = sorted(p.name for p in log.glob("[0-9]*.json"))
-        checkpoints = [n for n in names if n.endswith(".checkpoint.json")]
-        state = WarehouseState()
-        start = 0
-        if checkpoints:
-            data = json.loads((log / checkpoints[-1]).read_text())
-            for entry in data["files"]:
-                state.files[entry["path"]] = TableFile(
-                    entry["table"], entry["path"], entry.get("partition"), int(entry["rows"]))
-            state.commit = start = int(data["id"])
-        for name in names:
-            if name.endswith(".checkpoint.json"):
-                continue
-            commit_id = int(name.split(".")[0])
-            if commit_id > start:
-                state.apply(json.loads((log / name).read_text()))
-        return state
+        return read_state(self.root)
 
     def files(self, table: str, partition: str | None = None) -> list[Path]:
         """Absolute paths of the committed files of a table."""
@@ -230,9 +133,7 @@ class Warehouse:
 
     def commits(self) -> list[dict[str, Any]]:
         """Every commit record still in the log, oldest first (for `ofc-stats` status)."""
-        log = self.root / LOG_DIR
-        return [json.loads(p.read_text()) for p in sorted(log.glob("[0-9]*.json"))
-                if not p.name.endswith(".checkpoint.json")]
+        return read_commits(self.root)
 
     # -- writing ------------------------------------------------------------------
 
@@ -245,40 +146,16 @@ class Warehouse:
         Raises:
             WarehouseLockedError: another process kept the lock for ``timeout`` seconds.
         """
-        self.root.mkdir(parents=True, exist_ok=True)
-        handle = open(self.root / LOCK_FILE, "a+")  # noqa: SIM115 - held for the block
-        deadline = time.monotonic() + timeout
-        while True:
+        with write_lock(self.root, timeout):
+            self._locked = True
             try:
-                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                break
-            except OSError as error:
-                if error.errno not in (errno.EAGAIN, errno.EACCES):
-                    handle.close()
-                    raise
-                if time.monotonic() >= deadline:
-                    holder = handle.read().strip() if handle.seek(0) == 0 else ""
-                    handle.close()
-                    raise WarehouseLockedError(
-                        f"warehouse {self.root} is busy: another ofc-stats process "
-                        f"({holder or 'unknown'}) is writing; try again when it finishes"
-                    ) from None
-                time.sleep(0.1)
-        handle.seek(0)
-        handle.truncate()
-        handle.write(f"pid {os.getpid()}\n")
-        handle.flush()
-        self._lock_handle = handle
-        try:
-            self.remove_orphans()
-            yield self
-        finally:
-            self._lock_handle = None
-            fcntl.flock(handle, fcntl.LOCK_UN)
-            handle.close()
+                self.remove_orphans()
+                yield self
+            finally:
+                self._locked = False
 
     def _require_lock(self) -> None:
-        if self._lock_handle is None:
+        if not self._locked:
             raise WarehouseError("internal: writing to the warehouse without its lock")
 
     def remove_orphans(self) -> list[Path]:
@@ -359,21 +236,10 @@ class Warehouse:
         record = {"format": LOG_FORMAT, "id": commit_id, "action": action,
                   "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                   "add": added, "remove": removed, "meta": dict(meta or {})}
-        log = self.root / LOG_DIR
-        atomic_write_bytes(log / f"{commit_id:012d}.json",
-                           json.dumps(record, indent=1, default=str).encode())
-        if commit_id % CHECKPOINT_EVERY == 0:
-            self._checkpoint(commit_id)
+        write_commit(self.root, record)
         # Removed files stay on disk until the next writer's orphan sweep, so a reader
         # that listed them a moment ago can still finish.
         return commit_id
-
-    def _checkpoint(self, commit_id: int) -> None:
-        state = self.state()
-        files = [{"table": f.table, "path": f.path, "partition": f.partition, "rows": f.rows}
-                 for f in state.files.values()]
-        atomic_write_bytes(self.root / LOG_DIR / f"{commit_id:012d}.checkpoint.json",
-                           json.dumps({"id": commit_id, "files": files}).encode())
 
     def compact(self, table: str, *, target_rows: int = 2_000_000,
                 small_rows: int = 200_000) -> int:
