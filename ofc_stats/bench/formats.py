@@ -8,21 +8,16 @@ with ``hands``.
 
 from __future__ import annotations
 
-import os
 import tempfile
-import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from ofc_stats.engine.rules import Variant
 from ofc_stats.formats import BATCH_HANDS, Format, get_reader, get_writer
 from ofc_stats.formats.samples import sample_hands
-from ofc_stats.util.memory import peak_memory_mb
-
-_PAGE = os.sysconf("SC_PAGE_SIZE") if hasattr(os, "sysconf") else 4096
+from ofc_stats.util.memory import peak_memory_mb, resident_mb, sampled_peak
 
 
 @dataclass(frozen=True)
@@ -61,35 +56,6 @@ class FormatsBenchmark:
         return asdict(self)
 
 
-def _resident_mb() -> float:
-    """The process's resident memory now, in MiB (Linux; else the peak so far)."""
-    try:
-        with open("/proc/self/statm") as statm:
-            return int(statm.read().split()[1]) * _PAGE / (1024 * 1024)
-    except OSError:
-        return peak_memory_mb()
-
-
-@contextmanager
-def sampled_peak(every: float = 0.005) -> Iterator[list[float]]:
-    """Sample resident memory in a thread while the block runs; yields [peak MiB]."""
-    peak = [_resident_mb()]
-    done = threading.Event()
-
-    def sample() -> None:
-        while not done.wait(every):
-            peak[0] = max(peak[0], _resident_mb())
-
-    thread = threading.Thread(target=sample, daemon=True)
-    thread.start()
-    try:
-        yield peak
-    finally:
-        done.set()
-        thread.join()
-        peak[0] = max(peak[0], _resident_mb())
-
-
 def benchmark_formats(hands: int = 100_000, players: int = 3,
                       variant: Variant | str = Variant.PINEAPPLE, *, streets: bool = True,
                       formats: Sequence[Format | str] | None = None, seed: int = 0,
@@ -116,7 +82,7 @@ def benchmark_formats(hands: int = 100_000, players: int = 3,
             written = time.perf_counter() - started
             size = path.stat().st_size
             read, problems = 0, 0
-            before = _resident_mb()
+            before = resident_mb()
             with sampled_peak() as peak, open(path, "rb") as stream:
                 started, cpu = time.perf_counter(), time.process_time()
                 for part in get_reader(fmt).read(stream, path.name, batch_hands=batch_hands):

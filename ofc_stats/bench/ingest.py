@@ -12,7 +12,6 @@ the folder is ingested.
 
 from __future__ import annotations
 
-import contextlib
 import multiprocessing
 import shutil
 import tempfile
@@ -26,7 +25,7 @@ from ofc_stats.formats import SNIFF_BYTES, Format, get_writer
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import SplitFile
 from ofc_stats.formats.samples import sample_hands
-from ofc_stats.util.memory import peak_memory_mb
+from ofc_stats.util.memory import process_peak_mb
 
 GENERATE_BATCH = 50_000
 SUFFIXES = {Format.JSONL: "jsonl", Format.TEXT: "txt", Format.CSV: "csv", Format.FPDB: "json"}
@@ -117,20 +116,6 @@ def _remove(path: Path) -> None:
         shutil.rmtree(path)
     else:
         path.unlink()
-
-
-def process_peak_mb() -> float:
-    """This process's peak resident memory in MiB.
-
-    ``VmHWM`` on Linux, which starts afresh in a new program; ``ru_maxrss`` (what
-    :func:`ofc_stats.bench.peak_memory_mb` reads) would carry the peak of the process
-    that started it.
-    """
-    with contextlib.suppress(OSError):
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    return peak_memory_mb()
 
 
 def read_alone(files: Sequence[Path]) -> int:

@@ -108,7 +108,7 @@ def bench_scoring(
     as_json: JsonOption = False,
 ) -> None:
     """Score random deals generated in memory with the vectorised scorer (one core)."""
-    from ofc_stats.bench import benchmark_scoring
+    from ofc_stats.bench.scoring import benchmark_scoring
 
     with reported_errors():
         result = benchmark_scoring(deals, players, ruleset, batch, seed)
@@ -254,7 +254,7 @@ def bench_simulate(
     as_json: JsonOption = False,
 ) -> None:
     """Simulate hands into canonical batches in memory (all four variants, one core)."""
-    from ofc_stats.simulate import benchmark_simulation
+    from ofc_stats.bench.simulate import benchmark_simulation
 
     with reported_errors():
         result = benchmark_simulation(hands, tables, seed)
@@ -422,7 +422,7 @@ def bench_score(
     as_json: JsonOption = False,
 ) -> None:
     """Build a warehouse of random deals, then time 'ofc-stats score' on it (a real process)."""
-    from ofc_stats.bench import benchmark_warehouse_scoring
+    from ofc_stats.bench.score import benchmark_warehouse_scoring
 
     with reported_errors():
         result = benchmark_warehouse_scoring(player_hands, players, seed)
@@ -627,7 +627,7 @@ def bench_stats(
     as_json: JsonOption = False,
 ) -> None:
     """Time the per-player summary ('ofc-stats stats') over a scored warehouse."""
-    from ofc_stats.bench import benchmark_stats
+    from ofc_stats.bench.stats import benchmark_stats
 
     with reported_errors():
         result = benchmark_stats(player_hands, repeats)
@@ -710,7 +710,7 @@ def bench_report(
     as_json: JsonOption = False,
 ) -> None:
     """Build and score a warehouse of random deals, then time 'ofc-stats report' on it."""
-    from ofc_stats.bench import benchmark_report
+    from ofc_stats.bench.report import benchmark_report
 
     with reported_errors():
         result = benchmark_report(hands, players, pool, seed)

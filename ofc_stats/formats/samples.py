@@ -4,7 +4,7 @@ Every field a format can carry gets a value somewhere: streets with placements a
 Pineapple discards, Fantasyland hands (all cards on the first street), time zone
 offsets (and times without one), point values and currencies, reported points and
 royalties, stacks, names with spaces and accents. Boards are dealt at random, so
-many of them foul, as in :func:`ofc_stats.bench.random_deals`.
+many of them foul, as in :func:`ofc_stats.bench.data.random_deals`.
 """
 
 from __future__ import annotations
