@@ -83,7 +83,7 @@ def test_scoring_in_steps_follows_fantasyland_like_scoring_at_once(
 
     # A run stopped between its scores' commits and the Fantasyland refresh: the next
     # run, even with nothing new, follows every table again.
-    from ofc_stats.analysis import fantasyland
+    from ofc_stats.analysis import score
 
     stopped = Warehouse.open(tmp_path / "stopped", create=True)
     ingest(files[:3], stopped)
@@ -93,7 +93,7 @@ def test_scoring_in_steps_follows_fantasyland_like_scoring_at_once(
     def killed(*args: object, **options: object) -> tuple[int, int]:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fantasyland, "refresh_transitions", killed)
+    monkeypatch.setattr(score, "refresh_transitions", killed)
     with pytest.raises(KeyboardInterrupt):
         score_warehouse(stopped)
     monkeypatch.undo()

@@ -30,6 +30,7 @@ import numpy as np
 import polars as pl
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
+from ofc_stats.analysis.fantasyland import refresh_transitions
 from ofc_stats.engine.boards import BATCH_BOARDS, CARD_COLUMNS, card_frame_arrays, score_arrays
 from ofc_stats.engine.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
 from ofc_stats.engine.scoring import RuleTables, compile_rules
@@ -262,8 +263,6 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
     first and swaps them in with one commit, so readers see the old scoring or the
     new one, never a mix. A kill part-way leaves whole commits and a re-run finishes.
     """
-    from ofc_stats.analysis.fantasyland import refresh_transitions
-
     forced = None if ruleset is None else get_ruleset(ruleset)
     scoring = scoring_name(forced)
     started = time.perf_counter()
