@@ -16,7 +16,7 @@ from fractions import Fraction
 from functools import lru_cache
 from math import floor
 
-from ofc_stats.rules import MiddleRow, Ruleset, StayCards
+from ofc_stats.engine.rules import MiddleRow, Ruleset, StayCards
 
 RANK_ORDER = "23456789TJQKA"
 SUITS = "cdhs"

@@ -12,10 +12,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ofc_stats import score_boards, score_hands
-from ofc_stats.cards import JOKER, parse_cards
-from ofc_stats.jokers import resolve_jokers
-from ofc_stats.rules import LowballRules, Ruleset, get_ruleset
-from ofc_stats.scoring import compile_rules
+from ofc_stats.engine.cards import JOKER, parse_cards
+from ofc_stats.engine.jokers import resolve_jokers
+from ofc_stats.engine.rules import LowballRules, Ruleset, get_ruleset
+from ofc_stats.engine.scoring import compile_rules
 from tests.reference import Board, hand_rank
 from tests.test_scoring import FULL_DECK, RANKS, assert_matches_reference, board, boards_frame
 
@@ -208,7 +208,7 @@ def test_resolution_batches_change_nothing() -> None:
     cards[rng.integers(0, 13, 3000), np.arange(3000)] = JOKER
     rules = compile_rules(get_ruleset("joker-pineapple"))
     whole = resolve_jokers(cards, rules)
-    import ofc_stats.jokers as jokers
+    import ofc_stats.engine.jokers as jokers
 
     small = jokers.CANDIDATES_PER_BATCH
     jokers.CANDIDATES_PER_BATCH = 1000

@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from ofc_stats.cli import app
 from ofc_stats.report import UnknownVariantError, write_report
-from ofc_stats.report_data import ReportScope, load_report_data
-from ofc_stats.report_figures import report_charts
-from ofc_stats.report_page import render_page, row_html
+from ofc_stats.report.data import ReportScope, load_report_data
+from ofc_stats.report.figures import report_charts
+from ofc_stats.report.page import render_page, row_html
 from ofc_stats.warehouse import Warehouse
 
 runner = CliRunner()

@@ -15,10 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from ofc_stats.canonical import CARD_COLUMNS, CanonicalBatch, board_codes
-from ofc_stats.cards import JOKER
-from ofc_stats.rules import Variant, get_ruleset, ruleset_for_variant
-from ofc_stats.scoring import BoardScores, compile_rules, score_batch
+from ofc_stats.engine.boards import CARD_COLUMNS, board_codes
+from ofc_stats.engine.cards import JOKER
+from ofc_stats.engine.rules import Variant, get_ruleset, ruleset_for_variant
+from ofc_stats.engine.scoring import BoardScores, compile_rules, score_batch
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.simulate import (
     FaultKind,
     Simulation,
@@ -165,7 +166,7 @@ def test_streets_rebuild_the_final_boards_and_discards(played: Played) -> None:
         assert (joined["card"] == joined["card_streets"]).all(), row
     discards = (played.streets.filter(pl.col("action") == "discard")
                 .group_by("hand_id", "seat").agg(pl.col("card").sort()))
-    from ofc_stats.cards import card_codes
+    from ofc_stats.engine.cards import card_codes
     expected = (played.seats.filter(pl.col("discards").is_not_null())
                 .select("hand_id", "seat", pl.col("discards").str.split(" ").alias("names")))
     expected = expected.explode("names").with_columns(card=card_codes(expected.explode(
@@ -235,8 +236,8 @@ def test_reported_points_and_royalties_are_the_scorers_except_mis_scores(
 
 
 def test_money_at_table_stakes_is_capped_except_where_mis_paid(played: Played) -> None:
-    from ofc_stats.boards import micros
-    from ofc_stats.stakes import hand_money
+    from ofc_stats.engine.boards import micros
+    from ofc_stats.engine.stakes import hand_money
 
     at_stakes = played.seats.filter(pl.col("starting_stack").is_not_null())
     assert set(at_stakes["variant"]) == {"joker-pineapple", "joker-progressive", "joker-ultimate",

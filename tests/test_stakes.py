@@ -13,8 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ofc_stats import score_boards
-from ofc_stats.rules import get_ruleset
-from ofc_stats.stakes import MICROS_PER_UNIT, apportion, hand_money
+from ofc_stats.engine.rules import get_ruleset
+from ofc_stats.engine.stakes import MICROS_PER_UNIT, apportion, hand_money
 from tests.reference import capped_money, money_in_cents
 
 

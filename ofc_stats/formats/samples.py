@@ -5,7 +5,7 @@ Pineapple discards, Fantasyland hands (all cards on the first street), time zone
 offsets (and times without one), point values and currencies, reported points,
 royalties and money, stacks, names with spaces and accents. Boards are dealt at
 random from the variant's deck (jokers, two decks), so many of them foul, as in
-:func:`ofc_stats.bench.random_deals`.
+:func:`ofc_stats.bench.data.random_deals`.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from ofc_stats.canonical import CanonicalBatch, normalise
-from ofc_stats.cards import CARD_NAMES, card_names_expr, deck_codes
-from ofc_stats.rules import Row, Variant, ruleset_for_variant
+from ofc_stats.engine.cards import CARD_NAMES, card_names_expr, deck_codes
+from ofc_stats.engine.rules import Row, Variant, ruleset_for_variant
+from ofc_stats.formats.canonical import CanonicalBatch, normalise
 
 NAMES = ("Ivey", "Hellmuth", "Zoë", "Phil Galfond", "dwan_88", "Ōkubo", "Ana-María",
          "x", "Lisa (home)", "ABC123")

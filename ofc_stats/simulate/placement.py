@@ -38,9 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.cards import JOKER
-from ofc_stats.rows import fantasyland_quality, middle_order, row_royalties
-from ofc_stats.scoring import RuleTables, evaluate_boards
+from ofc_stats.engine.cards import JOKER
+from ofc_stats.engine.rows import fantasyland_quality, middle_order, row_royalties
+from ofc_stats.engine.scoring import RuleTables, evaluate_boards
 
 I8 = npt.NDArray[np.int8]
 I16 = npt.NDArray[np.int16]

@@ -16,7 +16,7 @@ Fantasyland next, with how many cards, is read off the scorer's ``fl_entry``,
 The deck is the variant's (jokers, two decks). Tables of the rooms' games (jokers,
 double deck, 2-7) play for table stakes: a player sits down with 40 to 150 points'
 worth of money, tops up below 10 points' worth, and each hand's money is capped at
-the stacks (:mod:`ofc_stats.stakes`); the stacks and what the room paid are recorded.
+the stacks (:mod:`ofc_stats.engine.stakes`); the stacks and what the room paid are recorded.
 """
 
 from __future__ import annotations
@@ -27,12 +27,12 @@ from decimal import Decimal
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.cards import deck_codes
-from ofc_stats.rules import Variant, get_ruleset, ruleset_for_variant
-from ofc_stats.scoring import RuleTables, compile_rules, score_batch
+from ofc_stats.engine.cards import deck_codes
+from ofc_stats.engine.rules import Variant, get_ruleset, ruleset_for_variant
+from ofc_stats.engine.scoring import RuleTables, compile_rules, score_batch
+from ofc_stats.engine.stakes import MICROS_PER_CENT, MICROS_PER_UNIT, hand_money
 from ofc_stats.simulate.config import FaultKind
 from ofc_stats.simulate.placement import place
-from ofc_stats.stakes import MICROS_PER_CENT, MICROS_PER_UNIT, hand_money
 
 I8 = npt.NDArray[np.int8]
 I32 = npt.NDArray[np.int32]
