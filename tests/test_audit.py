@@ -105,3 +105,21 @@ def test_a_warehouse_from_before_money_is_upgraded_and_scored(tmp_path: Path) ->
     scored = warehouse.scan("player_hands", "default").sort("seat").collect()
     assert scored["money"].to_list() == [Decimal("7.5"), Decimal("-7.5")]
     assert scored["money_capped"].to_list() == [Decimal(5), Decimal(-5)]
+
+
+def test_a_warehouse_two_layouts_old_is_upgraded_in_one_rewrite(tmp_path: Path) -> None:
+    from tests.builders import to_nested_board_layout
+
+    warehouse = store(tmp_path, [Hand("g-1", [Seat("alice", ENTRY_QQ), Seat("bob", NOTHING_2)],
+                                      extra={"point_value": "2"})])
+    to_layout_before_money(warehouse)
+    to_nested_board_layout(warehouse)  # the board as one column, and no money columns
+    before = len(warehouse.commits())
+    score_warehouse(warehouse)
+    upgrades = [c for c in warehouse.commits()[before:] if c.get("action") == "upgrade"]
+    assert len(upgrades) == 1
+    seats = warehouse.scan("seats").collect()
+    assert "cards" not in seats.columns
+    assert seats["point_value"].to_list() == [Decimal(2)] * 2
+    scored = warehouse.scan("player_hands", "default").sort("seat").collect()
+    assert scored["money"].to_list() == [Decimal(30), Decimal(-30)]
