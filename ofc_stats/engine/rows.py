@@ -217,16 +217,17 @@ def fantasyland_quality(top: I32, middle: I32, bottom: I32, standing: Bools,
     qualifying = np.flatnonzero(entry)
     threshold = np.searchsorted(rules.entry_strengths, top[qualifying], side="right") - 1
     entry_cards[qualifying] = rules.entry_cards[threshold]
-    stay = standing & ((top >= rules.stay_top) | (bottom >= rules.stay_bottom))
-    if rules.lowball:
-        for bound, cards in zip(rules.entry_lowball.tolist(),
-                                rules.entry_lowball_cards.tolist(), strict=True):
-            low = standing & (middle < bound)
-            entry |= low
-            entry_cards = np.where(low, np.maximum(entry_cards, np.int8(cards)), entry_cards)
-        stay |= standing & (middle < rules.stay_lowball)
-    else:
-        stay |= standing & (middle >= rules.stay_middle)
+    if not rules.lowball:
+        stay = standing & ((top >= rules.stay_top) | (middle >= rules.stay_middle)
+                           | (bottom >= rules.stay_bottom))
+        return FantasylandQuality(entry=entry, entry_cards=entry_cards, stay=stay)
+    stay = standing & ((top >= rules.stay_top) | (middle < rules.stay_lowball)
+                       | (bottom >= rules.stay_bottom))
+    for bound, cards in zip(rules.entry_lowball.tolist(), rules.entry_lowball_cards.tolist(),
+                            strict=True):
+        low = standing & (middle < bound)
+        entry |= low
+        entry_cards = np.where(low, np.maximum(entry_cards, np.int8(cards)), entry_cards)
     return FantasylandQuality(entry=entry, entry_cards=entry_cards.astype(np.int8), stay=stay)
 
 
