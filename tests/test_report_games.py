@@ -86,6 +86,15 @@ def test_the_cli_writes_a_variant_report_under_its_own_name(
                                  "--warehouse", str(sample_warehouse.root)])
     assert result.exit_code == 0, result.output
     assert (tmp_path / "reports" / "overview-deuce-to-seven.html").is_file()
+    # The names histories use are read too.
+    named = runner.invoke(app, ["report", "--variant", "Joker Ultimate", "--warehouse",
+                                str(sample_warehouse.root)])
+    assert named.exit_code == 0, named.output
+    assert (tmp_path / "reports" / "overview-joker-ultimate.html").is_file()
+    stats = runner.invoke(app, ["stats", "--variant", "2-7", "--warehouse",
+                                str(sample_warehouse.root), "--format", "csv"])
+    assert stats.exit_code == 0, stats.output
+    assert stats.stdout.startswith("player,hands")
     wrong = runner.invoke(app, ["report", "--variant", "badugi",
                                 "--warehouse", str(sample_warehouse.root)])
     assert wrong.exit_code == 2

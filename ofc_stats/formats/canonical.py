@@ -87,6 +87,17 @@ VARIANT_NAMES = {
     **{variant.value.replace("-", " "): variant for variant in Variant},
 }
 
+def variant_named(text: str) -> str:
+    """The variant a name stands for, as the readers take it (``"Joker Ultimate"``,
+    ``"2-7"``, ``"ofcp_27"``); the text itself when it names none.
+
+    >>> variant_named("2-7 Pineapple OFC"), variant_named("badugi")
+    ('deuce-to-seven', 'badugi')
+    """
+    found = VARIANT_NAMES.get(text.strip().lower())
+    return text if found is None else found.value
+
+
 MAX_RAW_CHARS = 65_536
 _TIMESTAMP = (r"^\s*(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?\s*"
               r"(Z|[+-]\d{2}:?\d{2})?\s*$")

@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ofc_stats.formats.canonical import variant_named
 from ofc_stats.report.data import (
     EmptyScopeError,
     NoScoredHandsError,
@@ -127,6 +128,8 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     """
     started = time.perf_counter()
     store = warehouse if isinstance(warehouse, Warehouse) else Warehouse.open(warehouse)
+    if variant is not None:
+        variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
     scope = ReportScope(player=player, table=table, since=parse_since(since), variant=variant)
     data = load_report_data(store, scope)
     charts = report_charts(data)
