@@ -248,3 +248,15 @@ def test_reported_money_is_kept_exact() -> None:
                                          reported_money="-12.25"),
                                 raw_seat(0, 2, "Hellmuth", HELLMUTH, reported_money=12.25)])
     assert batch.seats["reported_money"].to_list() == [Decimal("-12.25"), Decimal("12.25")]
+
+
+@pytest.mark.parametrize(("fields", "reason"), [
+    ({"starting_stack": "lots"}, "bad money 'lots' (seat 1 starting_stack)"),
+    ({"reported_money": "1,50"}, "bad money '1,50' (seat 1 reported_money)"),
+    ({"collected": "NaN"}, "bad money 'NaN' (seat 1 collected)"),
+    ({"starting_stack": "-5"}, "negative stack '-5' (seat 1)"),
+])
+def test_money_a_seat_records_must_be_money(fields: dict[str, object], reason: str) -> None:
+    batch = run([raw_hand(0)], [raw_seat(0, 1, "Ivey", IVEY, **fields),
+                                raw_seat(0, 2, "Hellmuth", HELLMUTH)])
+    assert batch.problems.select("kind", "reason").rows() == [("money", reason)]

@@ -387,6 +387,18 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
             pl.col("seat"), pl.col(row.value)))
         for row in Row
     ])
+    # Money a seat records must be money: a stack, what was collected, what was paid.
+    money = [(name, pl.col(name).cast(pl.String).str.strip_chars()) for name in
+             ("starting_stack", "collected", "reported_money")]
+    money_checks = _first_reason(seats.select("record", "seat", *(text.alias(name)
+                                                                  for name, text in money)), [
+        *(("money", pl.col(name).is_not_null()
+           & pl.col(name).cast(MONEY, strict=False).is_null(),
+           pl.format(f"bad money '{{}}' (seat {{}} {name})", pl.col(name), pl.col("seat")))
+          for name, _ in money),
+        ("money", pl.col("starting_stack").cast(MONEY, strict=False) < 0,
+         pl.format("negative stack '{}' (seat {})", pl.col("starting_stack"), pl.col("seat"))),
+    ])
     valid = exploded.filter(pl.col("code").is_not_null())
     # A card more often in one hand than its decks hold it (a joker: than the deck's
     # jokers): count (record, card) keys with numpy.
@@ -410,7 +422,8 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
                 .otherwise(pl.format("duplicate card {} ({})", card_names_expr(pl.col("code")),
                                      pl.col("places").list.join(", "))).alias("reason"))
     )
-    reasons = pl.concat([hand_checks, card_checks, size_checks, duplicate_checks])
+    reasons = pl.concat([hand_checks, card_checks, size_checks, money_checks,
+                         duplicate_checks])
 
     placed = valid.filter(pl.col("position") < pl.col("_size"))
     slots = placed.select("_seat_row", (pl.col("_start") + pl.col("position")).alias("slot"),
