@@ -2,7 +2,7 @@
 
 The public API::
 
-    from ofc_stats import score_boards, score_hands, get_ruleset
+    from ofc_stats import score_boards, score_hands, get_ruleset, solve_fantasyland
 """
 
 from ofc_stats.boards import ScoredHands, score_boards, score_hands, score_matchups
@@ -14,6 +14,11 @@ from ofc_stats.errors import (
     RulesetError,
 )
 from ofc_stats.evaluate import Category, describe, strength_of
+from ofc_stats.fantasyland_solver import (
+    FantasylandHandError,
+    FantasylandSetting,
+    solve_fantasyland,
+)
 from ofc_stats.rules import (
     PRESETS,
     FantasylandRules,
@@ -32,7 +37,9 @@ __all__ = [
     "PRESETS",
     "BoardsError",
     "Category",
+    "FantasylandHandError",
     "FantasylandRules",
+    "FantasylandSetting",
     "InvalidCardError",
     "OfcStatsError",
     "Row",
@@ -52,5 +59,6 @@ __all__ = [
     "score_boards",
     "score_hands",
     "score_matchups",
+    "solve_fantasyland",
     "strength_of",
 ]
