@@ -2,10 +2,11 @@
 
 Views are made from the committed file lists (never a glob, so a half-finished
 import is never seen): one base view per warehouse table (``hands``, ``seats``,
-``streets``, ``rejects``, ``imports``, ``fl_transitions``, and ``scored_player_hands``
-/ ``scored_matchups`` holding every scoring), then the views in ``sql/views/*.sql``
-(``player_hands``, ``matchups``, ``player_sessions``, ``sessions``, ...). The named
-queries in ``sql/queries/*.sql`` run against them with ``$name`` parameters.
+``streets``, ``rejects``, ``imports``, ``fl_transitions``, and ``scored_player_hands``,
+``scored_matchups`` and ``scored_fl_review`` holding every scoring), then the views in
+``sql/views/*.sql`` (``player_hands``, ``matchups``, ``player_sessions``, ``sessions``,
+``fl_review``, ...). The named queries in ``sql/queries/*.sql`` run against them with
+``$name`` parameters.
 
 :func:`connect` gives an in-memory DuckDB connection with the views, always in step
 with the warehouse. :func:`refresh_database` also writes ``<warehouse>/ofc.duckdb``
@@ -50,6 +51,7 @@ BASE_VIEWS = {
     "fl_transitions": "fl_transitions",
     "scored_player_hands": "player_hands",
     "scored_matchups": "matchups",
+    "scored_fl_review": "fl_review",
 }
 
 
@@ -159,6 +161,7 @@ def table_schemas() -> dict[str, pl.Schema]:
     """The schema of every base view, for tables the warehouse does not hold yet."""
     from ofc_stats.canonical import HANDS_SCHEMA, PROBLEMS_SCHEMA, SEATS_SCHEMA, STREETS_SCHEMA
     from ofc_stats.fantasyland import FL_TRANSITIONS_SCHEMA
+    from ofc_stats.fantasyland_review import FL_REVIEW_SCHEMA
     from ofc_stats.ingest import IMPORTS_SCHEMA
     from ofc_stats.warehouse_scoring import scored_schemas
 
@@ -166,7 +169,7 @@ def table_schemas() -> dict[str, pl.Schema]:
     return {"hands": HANDS_SCHEMA, "seats": SEATS_SCHEMA, "streets": STREETS_SCHEMA,
             "rejects": PROBLEMS_SCHEMA, "imports": IMPORTS_SCHEMA,
             "fl_transitions": FL_TRANSITIONS_SCHEMA, "scored_player_hands": player_hands,
-            "scored_matchups": matchups}
+            "scored_matchups": matchups, "scored_fl_review": FL_REVIEW_SCHEMA}
 
 
 def _quoted_list(paths: list[Path]) -> str:
@@ -381,6 +384,18 @@ def player_stats(warehouse: Warehouse, *, player: str | None = None,
     if frame.is_empty():
         _explain_empty_stats(warehouse, player, variant)
     return frame
+
+
+def fantasyland_review_stats(warehouse: Warehouse, *, player: str | None = None,
+                             variant: str | None = None, since: str | None = None,
+                             scoring: str | None = None,
+                             min_hands: int | None = None) -> pl.DataFrame:
+    """The Fantasyland review per player (``sql/queries/fantasyland_review.sql``) of the
+    reviews stored by ``ofc-stats review``; empty when none is in scope."""
+    values = {key: str(value) for key, value in
+              {"player": player, "variant": variant, "since": since, "scoring": scoring,
+               "min_hands": min_hands}.items() if value is not None}
+    return query_warehouse(warehouse, "fantasyland_review", values)
 
 
 def _explain_empty_stats(warehouse: Warehouse, player: str | None,

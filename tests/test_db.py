@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from ofc_stats.cli import app
 from ofc_stats.db import DATABASE_FILE, QueryError, named_queries, query_warehouse
+from ofc_stats.fantasyland_review import review_warehouse
 from ofc_stats.warehouse_scoring import score_warehouse
 from tests.builders import ENTRY_QQ, ENTRY_QQ_2, NOTHING_1, NOTHING_2, TRIPS_TOP, Hand, Seat, store
 
@@ -21,7 +22,10 @@ BOARDS_2 = [NOTHING_2, ENTRY_QQ_2]
 
 
 def hands(count: int, start: int = 0, minute_step: float = 2.0) -> list[Hand]:
-    return [Hand(f"d-{i:03d}", [Seat("alice", BOARDS_1[i % 3]), Seat("bob", BOARDS_2[i % 2])],
+    # alice's QQ in d-000 earns Fantasyland: she plays d-001 in it.
+    return [Hand(f"d-{i:03d}", [Seat("alice", BOARDS_1[i % 3], in_fantasyland=i == 1,
+                                     fl_cards=14 if i == 1 else None),
+                                Seat("bob", BOARDS_2[i % 2])],
                  minute=i * minute_step, extra={"point_value": "0.5", "currency": "EUR"})
             for i in range(start, start + count)]
 
@@ -30,6 +34,7 @@ def hands(count: int, start: int = 0, minute_step: float = 2.0) -> list[Hand]:
 def scored(tmp_path: Path) -> Path:
     warehouse = store(tmp_path, hands(12))
     score_warehouse(warehouse)
+    review_warehouse(warehouse)
     return tmp_path
 
 
@@ -45,7 +50,7 @@ def test_views_follow_the_warehouse_and_the_duckdb_file_opens_elsewhere(scored: 
     with duckdb.connect(str(scored / DATABASE_FILE), read_only=True) as connection:
         names = {row[0] for row in connection.execute("SHOW TABLES").fetchall()}
         assert {"hands", "seats", "player_hands", "matchups", "sessions",
-                "fl_transitions", "rejects", "imports"} <= names
+                "fl_transitions", "fl_review", "rejects", "imports"} <= names
         count = connection.execute("SELECT count(*) FROM player_hands").fetchone()
         assert count == (30,)
 
