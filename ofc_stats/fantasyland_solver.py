@@ -57,8 +57,10 @@ MAX_OPPONENTS = 3
 # Candidates (bottom-middle pairs, or pairs times tops) handled at once: memory stays
 # bounded by it whatever the number of hands.
 CHUNK_CANDIDATES = 1 << 20
-# Bottoms per hand solved exactly first, for the value every other bound must reach.
+# Bottoms per hand, and middles per bottom, searched first (those of highest bound):
+# the value they reach is what every other bound must reach.
 FIRST_BOTTOMS = 4
+FIRST_MIDDLES = 16
 # Hands searched together: their 5-card subsets (and the arrays of each) stay below it.
 BLOCK_SUBSETS = 1 << 20
 
@@ -116,6 +118,7 @@ class SubsetTables:
     three: I8  # (K3, 3) positions of each 3-card subset
     mask5: I32  # (K5,) the positions of each 5-card subset as bits
     middles: npt.NDArray[np.int16]  # (K5, C(n-5, 5)) the 5-card subsets disjoint from each
+    tops_outside: npt.NDArray[np.int16]  # (K5, C(n-5, 3)) the 3-card subsets disjoint from each
     remainder_rank: I32  # (2**n,) index of a mask of n - 10 positions among them
     tops: npt.NDArray[np.int16]  # (C(n, 10), C(n-10, 3)) the 3-card subsets of each
 
@@ -145,17 +148,19 @@ def subset_tables(n: int) -> SubsetTables:
     index5[mask5] = np.arange(len(five))
     index3 = np.full(1 << n, -1, dtype=np.int32)
     index3[mask3] = np.arange(len(three))
-    everything = np.arange(n)
-    # The positions outside each bottom, then the middles among them.
-    outside = np.stack([np.setdiff1d(everything, subset) for subset in five])
+    # The positions outside each bottom, in order, then the middles among them.
+    member = np.zeros((len(five), n), dtype=bool)
+    np.put_along_axis(member, five.astype(np.int64), True, axis=1)
+    outside = np.nonzero(~member)[1].reshape(len(five), n - 5)
     middles = index5[_masks(outside[:, _subsets(n - 5, 5)])].astype(np.int16)
+    tops_outside = index3[_masks(outside[:, _subsets(n - 5, 3)])].astype(np.int16)
     remainders = _subsets(n, n - 10)
     remainder_rank = np.full(1 << n, -1, dtype=np.int32)
     remainder_rank[_masks(remainders)] = np.arange(len(remainders))
     tops = index3[_masks(remainders[:, _subsets(n - 10, 3)])].astype(np.int16)
-    for array in (five, three, mask5, middles, remainder_rank, tops):
+    for array in (five, three, mask5, middles, tops_outside, remainder_rank, tops):
         array.flags.writeable = False
-    return SubsetTables(n, five, three, mask5, middles, remainder_rank, tops)
+    return SubsetTables(n, five, three, mask5, middles, tops_outside, remainder_rank, tops)
 
 
 @dataclass(frozen=True, eq=False)
@@ -293,6 +298,7 @@ class _BlockSearch:
         # top could stay; with the bottom staying (second half), the stay value always.
         self.five = rows.five.ravel()
         self.three = rows.three.ravel()
+        self.top_royalty = rows.top_royalty.ravel()
         self.bottom_royalty = rows.bottom_royalty.ravel()
         self.bottom_stays = rows.bottom_stays.ravel().astype(np.int64)
         hand = np.arange(hands)[:, None]
@@ -312,28 +318,52 @@ class _BlockSearch:
         """Search every hand of the block."""
         hands = self.cards.shape[0]
         bounds = _bottom_bounds(self.rows, self.stay_value)
-        # First the few bottoms of highest bound, every middle: a value a setting reaches.
+        given = np.full(hands, -np.inf) if lower_bound is None else lower_bound
+        # First a value some setting reaches: the few bottoms of highest bound, each with
+        # its few middles of highest bound.
         first = min(FIRST_BOTTOMS, bounds.shape[1])
-        ranked = np.argsort(-bounds, axis=1, kind="stable")[:, :first]
+        ranked = np.argpartition(-bounds, first - 1, axis=1)[:, :first]
         self.search(np.repeat(np.arange(hands), first), ranked.ravel().astype(np.int64),
-                    np.full(hands, -np.inf))
-        threshold = self.value.copy()
-        if lower_bound is not None:
-            threshold = np.maximum(threshold, lower_bound)
-        # Then every other bottom whose bound reaches that value.
-        remaining = bounds >= threshold[:, None]
-        remaining[np.arange(hands)[:, None], ranked] = False
-        hand, bottom = np.nonzero(remaining)
-        self.search(hand, bottom, threshold)
+                    given, best_middles=FIRST_MIDDLES)
+        # Then every bottom and middle whose bound reaches it (settings already seen are
+        # offered again and change nothing).
+        threshold = np.maximum(self.value, given)
+        hand, bottom = np.nonzero(bounds >= threshold[:, None])
+        keep = self.refined_bounds(hand, bottom) >= threshold[hand]
+        self.search(hand[keep], bottom[keep], threshold)
         short = np.flatnonzero(self.value < threshold)
         if len(short):  # a lower bound that was not reached: search those hands whole
             every = np.arange(bounds.shape[1])
             self.search(np.repeat(short, len(every)), np.tile(every, len(short)),
                         np.full(hands, -np.inf))
 
-    def search(self, hand: I64, bottom: I64, threshold: F64) -> None:
+    def refined_bounds(self, hand: I64, bottom: I64) -> F64:
+        """The bottoms' bounds again, the top's part now from the cards the bottom
+        leaves (the best top of a class at most the bottom's, among those cards)."""
+        rows, tables = self.rows, self.tables
+        bound = np.empty(len(hand))
+        step = max(1, CHUNK_CANDIDATES // tables.tops_outside.shape[1])
+        for start in range(0, len(hand), step):
+            h, b = hand[start:start + step], bottom[start:start + step]
+            strengths = np.take(self.three, (h * rows.three.shape[1])[:, None]
+                                + tables.tops_outside[b])
+            legal = strengths <= rows.five[h, b][:, None]
+            top = np.take(self.top_royalty, (h * rows.three.shape[1])[:, None]
+                          + tables.tops_outside[b])
+            stays = legal & (strengths >= self.rules.stay_top)
+            cls = rows.five[h, b] >> ROYALTY_SHIFT
+            could_stay = (rows.bottom_stays[h, b] | rows.middle_cap_stays[h, cls]
+                          | stays.any(axis=1))
+            bound[start:start + step] = (rows.bottom_royalty[h, b] + rows.middle_cap[h, cls]
+                                         + np.where(legal, top, 0).max(axis=1)
+                                         + self.stay_value * could_stay)
+        return bound
+
+    def search(self, hand: I64, bottom: I64, threshold: F64,
+               best_middles: int | None = None) -> None:
         """Every setting on the (hand, bottom) pairs whose bound reaches the hand's
-        ``threshold``: the pairs with their middles, then each pair's best top."""
+        ``threshold`` (or only the ``best_middles`` of highest bound of each bottom):
+        the pairs with their middles, then each pair's best top."""
         rows, tables = self.rows, self.tables
         subsets = rows.five.shape[1]
         step = max(1, CHUNK_CANDIDATES // tables.middles.shape[1])
@@ -348,6 +378,12 @@ class _BlockSearch:
                      + np.take(self.middle_bound, half[:, None] + middle))
             keep = middle_strength <= np.take(self.five, at)[:, None]
             keep &= bound >= threshold[h][:, None]
+            if best_middles is not None and best_middles < keep.shape[1]:
+                ranked = np.where(keep, bound, -np.inf)
+                best = np.argpartition(-ranked, best_middles - 1, axis=1)[:, :best_middles]
+                chosen = np.zeros_like(keep)
+                np.put_along_axis(chosen, best, True, axis=1)
+                keep &= chosen
             pair, slot = np.nonzero(keep)
             self.tops(h[pair], b[pair], middle[pair, slot].astype(np.int64))
 
