@@ -428,7 +428,7 @@ def review(
     as_json: JsonOption = False,
 ) -> None:
     """Solve every Fantasyland hand not reviewed yet: the best setting, what was left."""
-    from ofc_stats.db import fantasyland_review_stats
+    from ofc_stats.db import fantasyland_points, fantasyland_review_stats
     from ofc_stats.fantasyland_review import review_warehouse
     from ofc_stats.report_data import parse_since
     from ofc_stats.warehouse import Warehouse
@@ -450,12 +450,17 @@ def review(
         players = fantasyland_review_stats(
             store, player=player, scoring=summary.scoring,
             since=None if moment is None else moment.isoformat())
+        earned = fantasyland_points(store)
     if as_json:
-        typer.echo(json.dumps({"summary": summary.as_dict(), "players": players.to_dicts()},
-                              indent=2))
+        typer.echo(json.dumps({"summary": summary.as_dict(), "players": players.to_dicts(),
+                               "fl_points_per_hand": earned}, indent=2))
         return
     for line in review_report(summary):
         typer.echo(line)
+    if earned is not None:
+        typer.echo(f"  a Fantasyland hand earns {earned:.1f} points on average here (the "
+                   "default scoring): a measure for the ruleset's fl_stay_value "
+                   "(docs/rulesets.md)")
     if players.is_empty():
         typer.echo("no Fantasyland hand reviewed in this scope")
     else:

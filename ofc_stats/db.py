@@ -398,6 +398,15 @@ def fantasyland_review_stats(warehouse: Warehouse, *, player: str | None = None,
     return query_warehouse(warehouse, "fantasyland_review", values)
 
 
+def fantasyland_points(warehouse: Warehouse) -> float | None:
+    """The average points a Fantasyland hand earns in the default scoring (None: no
+    Fantasyland hand scored): what RULES.md section 12 suggests a stay is worth."""
+    frame = query_warehouse(warehouse, "SELECT avg(points) AS points FROM player_hands "
+                                       "WHERE in_fantasyland")
+    value = frame["points"][0]
+    return None if value is None else float(value)
+
+
 def _explain_empty_stats(warehouse: Warehouse, player: str | None,
                          variant: str | None) -> None:
     from ofc_stats.rules import Variant

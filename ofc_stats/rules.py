@@ -174,8 +174,8 @@ STANDARD_ROYALTIES = RoyaltyTable(
 )
 
 
-# Points a Fantasyland stay is worth by default: about what a Fantasyland hand earns
-# (docs/rulesets.md says where the figure comes from).
+# Points a Fantasyland stay is worth by default: a conservative round figure below what
+# a Fantasyland hand earns in the simulated histories (docs/rulesets.md).
 DEFAULT_FL_STAY_VALUE = 12.0
 
 

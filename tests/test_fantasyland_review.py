@@ -219,6 +219,12 @@ def test_the_command_prints_the_run_and_each_player(tmp_path: Path) -> None:
     assert data["summary"]["reviewed"] == 0
     assert [row["player"] for row in data["players"]] == ["alice"]
     assert data["players"][0]["stays_missed"] == 1
+    assert data["fl_points_per_hand"] is None  # nothing scored: nothing measured
+    from ofc_stats.warehouse_scoring import score_warehouse
+
+    score_warehouse(Warehouse.open(root))
+    scored = runner.invoke(app, ["review", "-w", str(root)])
+    assert "a Fantasyland hand earns" in scored.stdout
 
 
 @pytest.mark.parametrize(("arguments", "message"), [
