@@ -107,7 +107,9 @@ SKIP_REASONS = {
     "joker": "jokers (the solver does not resolve them yet)",
     "double_deck": "a card dealt twice (double deck: not solved yet)",
     "cards": "more than 17 cards dealt",
+    "unreadable": "a discard that is not a card",
 }
+UNREADABLE = 127  # the code an unreadable discard is given: never a card
 
 ProgressCallback = Callable[[int, int], None]  # (seats files done, of how many)
 
@@ -212,8 +214,6 @@ def review_warehouse(warehouse: Warehouse, ruleset: str | Ruleset | None = None,
         digest = review_digest(forced)
         recorded = _stored_digests(warehouse).get(scoring)
         rules_changed = bool(previous) and recorded is not None and recorded != digest
-        if not previous or rules_changed:
-            _record_digest(warehouse, scoring, digest)
         seat_files = state.table_files("seats")
         staged: list[StagedFile] = []
         for done, seat_file in enumerate(seat_files, start=1):
@@ -235,6 +235,9 @@ def review_warehouse(warehouse: Warehouse, ruleset: str | Ruleset | None = None,
         if rules_changed:
             warehouse.commit([], removes=previous, staged=staged, action="review",
                              meta={"scoring": scoring, "rules": digest})
+        # Only now: a run stopped before its swap leaves the old digest, so the next run
+        # sees the change again (a warehouse without a record keeps its rows).
+        _record_digest(warehouse, scoring, digest)
         stored = sum(f.rows for f in warehouse.state().table_files(REVIEW_TABLE, scoring))
         database = refresh_database(warehouse)
     seconds = time.perf_counter() - started
@@ -291,15 +294,15 @@ def _chunks(seats: pl.DataFrame) -> list[pl.DataFrame]:
 
 
 def _discard_codes(discards: pl.Series) -> tuple[npt.NDArray[np.int8], npt.NDArray[np.int64]]:
-    """Discards as text to codes ``(rows, MAX_DISCARDS)`` (:data:`NO_CARD` padded; an
-    unreadable card as a joker, which is not reviewed) and how many each row has."""
+    """Discards as text to codes ``(rows, MAX_DISCARDS)`` (:data:`NO_CARD` padded, an
+    unreadable card :data:`UNREADABLE`) and how many each row has."""
     lists = discards.fill_null("").str.split(" ").list.eval(
         pl.element().filter(pl.element() != ""))
     counts = lists.list.len().to_numpy().astype(np.int64)
     exploded = (pl.DataFrame({"row": np.arange(len(lists)), "card": lists})
                 .explode("card").drop_nulls("card")
                 .with_columns(pl.int_range(pl.len()).over("row").alias("position"),
-                              card_codes_expr(pl.col("card")).fill_null(N_CARDS)
+                              card_codes_expr(pl.col("card")).fill_null(UNREADABLE)
                               .alias("code"))
                 .filter(pl.col("position") < MAX_DISCARDS))
     codes = np.full((len(lists), MAX_DISCARDS), NO_CARD, dtype=np.int8)
@@ -359,7 +362,8 @@ def _review_group(seats: pl.DataFrame, ruleset: Ruleset, scoring: str, tally: _T
     twice = ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)).any(axis=1)
     reasons = np.select(
         [sizes[hand_of_row] > MAX_OPPONENTS + 1, (boards < 0).any(axis=1),
-         (known >= N_CARDS).any(axis=1), twice, discard_counts > MAX_DISCARDS],
+         ((known >= N_CARDS) & (known != UNREADABLE)).any(axis=1), twice,
+         discard_counts > MAX_DISCARDS, (known == UNREADABLE).any(axis=1)],
         list(SKIP_REASONS), "")
     skipped = review & (reasons != "")
     tally.count(tally.skipped, reasons[skipped])

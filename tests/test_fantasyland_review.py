@@ -173,6 +173,29 @@ def test_a_what_if_scoring_is_stored_beside_and_redone_when_its_rules_change(
     assert listed["fl_hands"].sum() == 3
 
 
+def test_a_changed_ruleset_stopped_part_way_is_redone_next_time(tmp_path: Path) -> None:
+    warehouse = store(tmp_path / "warehouse", HISTORY[:2], HISTORY[2:])
+    house = tmp_path / "house.toml"
+    house.write_text('name = "house"\nbase = "pineapple"\nfl_stay_value = 0\n')
+    review_warehouse(warehouse, str(house))
+    house.write_text('name = "house"\nbase = "pineapple"\nfl_stay_value = 30\n')
+
+    def stop(done: int, total: int) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        review_warehouse(warehouse, str(house), progress=stop)
+    kept = warehouse.scan(REVIEW_TABLE, "house").collect()
+    assert set(kept["stay_value"]) == {0.0}  # the old reviews, whole
+    again = review_warehouse(warehouse, str(house))
+    assert (again.rules_changed, again.reviewed, again.stored) == (True, 3, 3)
+    assert set(warehouse.scan(REVIEW_TABLE, "house").collect()["stay_value"]) == {30.0}
+    (warehouse.root / "reviews.json").write_text("{not json")  # a damaged record
+    assert review_warehouse(warehouse, str(house)).reviewed == 0  # keeps its rows
+    house.write_text('name = "house"\nbase = "pineapple"\nfl_stay_value = 5\n')
+    assert review_warehouse(warehouse, str(house)).rules_changed  # recorded again
+
+
 def test_a_review_stopped_part_way_keeps_whole_commits(tmp_path: Path) -> None:
     warehouse = store(tmp_path / "warehouse", HISTORY[:2], HISTORY[2:])  # two seats files
 
@@ -195,8 +218,10 @@ def test_boards_the_solver_cannot_set_are_counted_not_stored() -> None:
                                .otherwise(pl.col("discards")).alias("discards"))
     from ofc_stats.fantasyland_review import _Tally
 
+    garbage = seats.with_columns(pl.when(pl.col("player") == "alice").then(pl.lit("3d Zz"))
+                                 .otherwise(pl.col("discards")).alias("discards"))
     for frame, reason, counted in ((joker, "joker", 1), (incomplete, "incomplete", 2),
-                                   (twice, "double_deck", 1)):
+                                   (twice, "double_deck", 1), (garbage, "unreadable", 1)):
         tally = _Tally()
         result = review_seats(frame, "default", None, tally)
         assert tally.skipped == {reason: counted}
@@ -247,3 +272,25 @@ def test_no_warehouse_is_a_one_line_error(tmp_path: Path) -> None:
                             check=False)
     assert result.returncode == 1
     assert result.stderr.startswith("ofc-stats: error: no warehouse at")
+
+
+def test_weaker_simulated_players_leave_more_in_fantasyland(tmp_path: Path) -> None:
+    """A simulated history reviewed whole: the weaker half of the players loses more
+    value per Fantasyland hand than the stronger half, by far more than the noise."""
+    from ofc_stats.review_bench import build_simulated_history
+    from ofc_stats.simulate import Simulation, SimulationConfig
+
+    root = tmp_path / "warehouse"
+    build_simulated_history(root, 4000, seed=7)
+    review_warehouse(Warehouse.open(root))
+    pool = Simulation(SimulationConfig(seed=7, hands=4000)).pool
+    skills = pl.DataFrame({"player": list(pool.names), "skill": pool.skill})
+    rows = Warehouse.open(root).scan(REVIEW_TABLE, "default").collect().join(
+        skills, on="player")
+    weak, strong = (rows.filter(half) for half in (pl.col("skill") < 0.5,
+                                                    pl.col("skill") >= 0.5))
+    assert min(weak.height, strong.height) > 100
+    error = (weak["value_lost"].var() / weak.height
+             + strong["value_lost"].var() / strong.height) ** 0.5
+    assert weak["value_lost"].mean() - strong["value_lost"].mean() > 3 * error
+    assert strong["optimal"].mean() > weak["optimal"].mean()
