@@ -20,8 +20,9 @@ more than four players, and until the solver resolves them, jokers and a card de
 twice (double deck).
 
 It follows the warehouse's commit protocol as ``ofc-stats score`` does: one seats file
-at a time, each file's reviews one commit (a kill part-way keeps whole commits; the
-next run goes on), or with changed rules everything again, swapped in with one commit.
+at a time, each chunk of reviews one commit (a kill part-way keeps whole commits; the
+next run goes on), or with changed rules everything again, swapped in with one commit;
+small files are compacted once there are many.
 """
 
 from __future__ import annotations
@@ -49,7 +50,12 @@ from ofc_stats.rules import Ruleset, StayCards, Variant, get_ruleset, ruleset_fo
 from ofc_stats.scoring import compile_rules
 from ofc_stats.upgrade import upgrade_warehouse
 from ofc_stats.warehouse import PendingFile, StagedFile, Warehouse, atomic_write_bytes
-from ofc_stats.warehouse_scoring import HAND_KEY, rules_digest, scoring_name
+from ofc_stats.warehouse_scoring import (
+    COMPACT_WHEN_FILES,
+    HAND_KEY,
+    rules_digest,
+    scoring_name,
+)
 
 REVIEW_TABLE = "fl_review"
 # Per scoring: a digest of what its reviews were computed under (rules, stay values,
@@ -219,17 +225,16 @@ def review_warehouse(warehouse: Warehouse, ruleset: str | Ruleset | None = None,
         for done, seat_file in enumerate(seat_files, start=1):
             seats = _fantasyland_hands(warehouse, warehouse.root / seat_file.path, scoring,
                                        player, since, everything=rules_changed)
-            files = []
             for chunk in _chunks(seats):
                 frame = review_seats(chunk, scoring, forced, tally)
                 written = warehouse.stage(PendingFile(REVIEW_TABLE, frame, scoring))
-                if written is not None:
-                    files.append(written)
-            if rules_changed:
-                staged.extend(files)
-            elif files:
-                warehouse.commit([], staged=files, action="review",
-                                 meta={"scoring": scoring, "seats_file": seat_file.path})
+                if written is None:
+                    continue
+                if rules_changed:
+                    staged.append(written)
+                else:  # each chunk its own commit: a run stopped loses one chunk at most
+                    warehouse.commit([], staged=[written], action="review",
+                                     meta={"scoring": scoring, "seats_file": seat_file.path})
             if progress is not None:
                 progress(done, len(seat_files))
         if rules_changed:
@@ -238,6 +243,8 @@ def review_warehouse(warehouse: Warehouse, ruleset: str | Ruleset | None = None,
         # Only now: a run stopped before its swap leaves the old digest, so the next run
         # sees the change again (a warehouse without a record keeps its rows).
         _record_digest(warehouse, scoring, digest)
+        if len(warehouse.state().table_files(REVIEW_TABLE, scoring)) >= COMPACT_WHEN_FILES:
+            warehouse.compact(REVIEW_TABLE)
         stored = sum(f.rows for f in warehouse.state().table_files(REVIEW_TABLE, scoring))
         database = refresh_database(warehouse)
     seconds = time.perf_counter() - started
