@@ -12,15 +12,15 @@ import pytest
 from typer.testing import CliRunner
 
 from ofc_stats import solve_fantasyland
-from ofc_stats.cli import app
-from ofc_stats.db import fantasyland_review_stats, query_warehouse
-from ofc_stats.fantasyland_review import (
+from ofc_stats.analysis.fantasyland_review import (
     FL_REVIEW_SCHEMA,
     REVIEW_TABLE,
     SKIP_REASONS,
     review_seats,
     review_warehouse,
 )
+from ofc_stats.cli import app
+from ofc_stats.db import fantasyland_review_stats, query_warehouse
 from ofc_stats.warehouse import Warehouse
 from tests.builders import ENTRY_QQ, Hand, Seat, canonical, store
 from tests.reference import Board, score_hand
@@ -66,7 +66,7 @@ def reviews(warehouse: Warehouse) -> dict[tuple[str, str], dict[str, object]]:
 
 def points_of(board: tuple[str, str, str], opponent: tuple[str, str, str]) -> int:
     """alice's points against one opponent, by the reference scorer."""
-    from ofc_stats.rules import get_ruleset
+    from ofc_stats.engine.rules import get_ruleset
 
     boards = [Board("fl", *(row.split() for row in board), in_fantasyland=True),
               Board("opponent", *(row.split() for row in opponent))]
@@ -216,7 +216,7 @@ def test_boards_the_solver_cannot_set_are_counted_not_stored() -> None:
     incomplete = seats.with_columns(pl.lit(-1, pl.Int8).alias("top_1"))
     twice = seats.with_columns(pl.when(pl.col("player") == "alice").then(pl.lit("As"))
                                .otherwise(pl.col("discards")).alias("discards"))
-    from ofc_stats.fantasyland_review import _Tally
+    from ofc_stats.analysis.fantasyland_review import _Tally
 
     garbage = seats.with_columns(pl.when(pl.col("player") == "alice").then(pl.lit("3d Zz"))
                                  .otherwise(pl.col("discards")).alias("discards"))
@@ -245,7 +245,7 @@ def test_the_command_prints_the_run_and_each_player(tmp_path: Path) -> None:
     assert [row["player"] for row in data["players"]] == ["alice"]
     assert data["players"][0]["stays_missed"] == 1
     assert data["fl_points_per_hand"] is None  # nothing scored: nothing measured
-    from ofc_stats.warehouse_scoring import score_warehouse
+    from ofc_stats.analysis.score import score_warehouse
 
     score_warehouse(Warehouse.open(root))
     scored = runner.invoke(app, ["review", "-w", str(root)])
@@ -277,7 +277,7 @@ def test_no_warehouse_is_a_one_line_error(tmp_path: Path) -> None:
 def test_weaker_simulated_players_leave_more_in_fantasyland(tmp_path: Path) -> None:
     """A simulated history reviewed whole: the weaker half of the players loses more
     value per Fantasyland hand than the stronger half, by far more than the noise."""
-    from ofc_stats.review_bench import build_simulated_history
+    from ofc_stats.bench.review import build_simulated_history
     from ofc_stats.simulate import Simulation, SimulationConfig
 
     root = tmp_path / "warehouse"

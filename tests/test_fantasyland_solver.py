@@ -15,14 +15,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ofc_stats import solve_fantasyland
-from ofc_stats.cards import NO_CARD, card_text, parse_cards
-from ofc_stats.fantasyland_solver import (
-    MAX_CARDS,
-    FantasylandHandError,
-    solve_batch,
-)
-from ofc_stats.rules import FantasylandRules, RoyaltyTable, Ruleset, Variant, get_ruleset
-from ofc_stats.scoring import compile_rules
+from ofc_stats.engine.cards import NO_CARD, card_text, parse_cards
+from ofc_stats.engine.fantasyland_solver import MAX_CARDS, solve_batch
+from ofc_stats.engine.rules import FantasylandRules, RoyaltyTable, Ruleset, Variant, get_ruleset
+from ofc_stats.engine.scoring import compile_rules
+from ofc_stats.errors import FantasylandHandError
 from tests.reference import Board, brute_force_fantasyland, hand_rank, score_hand
 
 FULL_DECK = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ofc_stats.bench.review import benchmark_review, build_simulated_history
 from ofc_stats.cli import app
-from ofc_stats.review_bench import benchmark_review, build_simulated_history
 
 runner = CliRunner()
 

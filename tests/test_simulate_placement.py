@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ofc_stats.cards import NO_CARD, parse_cards
-from ofc_stats.fantasyland_solver import MAX_CARDS, score_against, solve_batch
-from ofc_stats.rules import get_ruleset
-from ofc_stats.scoring import compile_rules, score_batch
+from ofc_stats.engine.cards import NO_CARD, parse_cards
+from ofc_stats.engine.fantasyland_solver import MAX_CARDS, score_against, solve_batch
+from ofc_stats.engine.rules import get_ruleset
+from ofc_stats.engine.scoring import compile_rules, score_batch
 from ofc_stats.simulate.placement import (
     BEHAVIOUR,
     BOTTOM,

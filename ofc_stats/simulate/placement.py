@@ -23,7 +23,7 @@ For every player-hand at once:
 
 A Fantasyland hand (:func:`place_fantasyland`) is set that way at a skill of at least
 ``fantasyland_skill``, unless the player finds the exact best setting (the solver's,
-:func:`ofc_stats.fantasyland_solver.solve_batch`, a stay worth ``stay_value``): a
+:func:`ofc_stats.engine.fantasyland_solver.solve_batch`, a stay worth ``stay_value``): a
 chance that grows with skill from ``finds_best_weak`` to ``finds_best_strong``. So a
 weaker player leaves more on the table, and the review can measure it.
 
@@ -39,10 +39,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.cards import NO_CARD
-from ofc_stats.evaluate import ROYALTY_SHIFT, evaluate_rows
-from ofc_stats.fantasyland_solver import MAX_CARDS, score_against, solve_batch
-from ofc_stats.scoring import RuleTables
+from ofc_stats.engine.cards import NO_CARD
+from ofc_stats.engine.evaluate import ROYALTY_SHIFT, evaluate_rows
+from ofc_stats.engine.fantasyland_solver import MAX_CARDS, score_against, solve_batch
+from ofc_stats.engine.scoring import RuleTables
 
 I8 = npt.NDArray[np.int8]
 I16 = npt.NDArray[np.int16]
