@@ -31,3 +31,9 @@ class BoardsError(OfcStatsError, ValueError):
     """A boards table missing a required column or of the wrong shape."""
 
     exit_code = 2
+
+
+class FantasylandHandError(OfcStatsError, ValueError):
+    """Cards that are not a Fantasyland hand the solver can set."""
+
+    exit_code = 2

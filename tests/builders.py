@@ -30,6 +30,7 @@ class Seat:
     reported_royalties: int | None = None
     starting_stack: str | None = None
     reported_money: str | None = None
+    discards: str | None = None
 
 
 @dataclass
@@ -58,9 +59,11 @@ def canonical(hands: Sequence[Hand], file: str = "built.jsonl") -> CanonicalBatc
                 "middle": middle, "bottom": bottom, "in_fantasyland": seat.in_fantasyland,
                 "fl_cards": seat.fl_cards, "reported_points": seat.reported_points,
                 "reported_royalties": seat.reported_royalties,
-                "starting_stack": seat.starting_stack, "reported_money": seat.reported_money})
-    batch = normalise(pl.DataFrame(raw_hands), pl.DataFrame(raw_seats, infer_schema_length=None),
-                      None, file)
+                "starting_stack": seat.starting_stack, "reported_money": seat.reported_money,
+                "discards": seat.discards.split() if seat.discards else None})
+    seats = pl.DataFrame(raw_seats, infer_schema_length=None,
+                         schema_overrides={"discards": pl.List(pl.String)})
+    batch = normalise(pl.DataFrame(raw_hands), seats, None, file)
     assert batch.problems.is_empty(), batch.problems.to_dicts()
     return batch
 

@@ -22,7 +22,9 @@ SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 
 @pytest.fixture(scope="session")
 def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    """sample_data/ ingested and scored, as a newcomer's quick start does it."""
+    """sample_data/ ingested, scored and its Fantasyland hands reviewed, as a
+    newcomer's quick start does it."""
+    from ofc_stats.analysis.fantasyland_review import review_warehouse
     from ofc_stats.analysis.score import score_warehouse
     from ofc_stats.ingest import ingest
 
@@ -30,4 +32,5 @@ def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     ingest([SAMPLE_DATA], root)
     warehouse = Warehouse.open(root)
     score_warehouse(warehouse)
+    review_warehouse(warehouse)
     return warehouse

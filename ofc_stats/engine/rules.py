@@ -39,6 +39,7 @@ pineapple``
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -212,6 +213,11 @@ STANDARD_ROYALTIES = RoyaltyTable(
 )
 
 
+# Points a Fantasyland stay is worth by default: a conservative round figure below what
+# a Fantasyland hand earns in the simulated histories (docs/rulesets.md).
+DEFAULT_FL_STAY_VALUE = 12.0
+
+
 class StayCards(StrEnum):
     """How many cards a Fantasyland stay deals, when not a fixed number."""
 
@@ -314,6 +320,10 @@ class Ruleset:
     ranks the middle row high or as deuce-to-seven lowball (``lowball`` holds its
     royalties and foul rule). ``table_stakes``: where a history records stacks, a
     hand's money is capped at them (section 11).
+
+    ``fl_stay_value`` is what staying in Fantasyland is worth, in points, when the
+    Fantasyland review (:mod:`~ofc_stats.engine.fantasyland_solver`) values a setting: its
+    royalties plus this if it stays (RULES.md section 12). Scoring never reads it.
     """
 
     name: str
@@ -334,6 +344,7 @@ class Ruleset:
     middle: MiddleRow = MiddleRow.HIGH
     lowball: LowballRules = field(default_factory=LowballRules)
     table_stakes: bool = True
+    fl_stay_value: float = DEFAULT_FL_STAY_VALUE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variant", Variant(self.variant))
@@ -363,6 +374,11 @@ class Ruleset:
                                "middle = 'deuce-to-seven'")
         if not fantasyland.entry:
             raise RulesetError("fantasyland.entry needs at least one top-row threshold")
+
+        stay_value = float(self.fl_stay_value)
+        if not math.isfinite(stay_value) or stay_value < 0:
+            raise RulesetError(f"fl_stay_value: {self.fl_stay_value!r} is not a number >= 0")
+        object.__setattr__(self, "fl_stay_value", stay_value)
 
     @property
     def deck_cards(self) -> int:
@@ -469,8 +485,8 @@ def load_ruleset(path: Path) -> Ruleset:
 
 
 _TOP_LEVEL_KEYS = {"name", "base", "variant", "scoring", "shoot_the_moon", "moon_points",
-                   "moon_high_card", "royalties", "fantasyland", "jokers", "decks", "middle",
-                   "lowball", "table_stakes"}
+                   "moon_high_card", "fl_stay_value", "royalties", "fantasyland", "jokers",
+                   "decks", "middle", "lowball", "table_stakes"}
 
 
 def ruleset_from_mapping(data: Mapping[str, Any], default_name: str = "custom") -> Ruleset:
@@ -494,6 +510,8 @@ def ruleset_from_mapping(data: Mapping[str, Any], default_name: str = "custom") 
             shoot_the_moon=_boolean(data, "shoot_the_moon", base.shoot_the_moon),
             moon_points=int(data.get("moon_points", base.moon_points)),
             moon_high_card=str(data.get("moon_high_card", base.moon_high_card)),
+            fl_stay_value=_points(data.get("fl_stay_value", base.fl_stay_value),
+                                  "fl_stay_value"),
             jokers=_integer(data, "jokers", base.jokers),
             decks=_integer(data, "decks", base.decks),
             middle=data.get("middle", base.middle),
@@ -504,6 +522,13 @@ def ruleset_from_mapping(data: Mapping[str, Any], default_name: str = "custom") 
         if isinstance(error, RulesetError):
             raise
         raise RulesetError(str(error)) from None
+
+
+def _points(value: Any, key: str) -> float:
+    """A number of points from TOML (an integer or a float, not a boolean or text)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RulesetError(f"{key}: {value!r} is not a number")
+    return float(value)
 
 
 def _integer(data: Mapping[str, Any], key: str, default: int) -> int:
@@ -601,6 +626,7 @@ def ruleset_as_dict(ruleset: Ruleset) -> dict[str, Any]:
         "shoot_the_moon": ruleset.shoot_the_moon,
         "moon_points": ruleset.moon_points,
         "moon_high_card": ruleset.moon_high_card,
+        "fl_stay_value": ruleset.fl_stay_value,
         "jokers": ruleset.jokers,
         "decks": ruleset.decks,
         "middle": ruleset.middle.value,
@@ -652,4 +678,4 @@ def describe_ruleset(ruleset: Ruleset) -> str:
     stakes = "; table stakes" if ruleset.table_stakes else ""
     return (f"{ruleset.variant.value} ({', '.join(deck)}), {ruleset.scoring.value} "
             f"scoring; FL entry {entry}; stay on {' / '.join(s for s in stays if s)} "
-            f"({stay_cards}){moon}{stakes}")
+            f"({stay_cards}, worth {ruleset.fl_stay_value:g} points){moon}{stakes}")
