@@ -200,15 +200,12 @@ def test_score_seats_equals_score(spark: Any, spark_histories: Any, local_wareho
     from ofc_stats.spark import score_seats
 
     scored = score_seats(spark_histories.seats, partitions=3, batch_boards=5)
-    try:
-        assert_same_rows(scored.players,
-                         local_warehouse.scan("player_hands", DEFAULT_SCORING).collect(),
-                         [*HAND, "seat"])
-        assert_same_rows(scored.matchups,
-                         local_warehouse.scan("matchups", DEFAULT_SCORING).collect(),
-                         [*HAND, "seat", "opponent_seat"])
-    finally:
-        scored.unpersist()
+    assert_same_rows(scored.players,
+                     local_warehouse.scan("player_hands", DEFAULT_SCORING).collect(),
+                     [*HAND, "seat"])
+    assert_same_rows(scored.matchups,
+                     local_warehouse.scan("matchups", DEFAULT_SCORING).collect(),
+                     [*HAND, "seat", "opponent_seat"])
 
 
 @pytest.fixture(scope="module")
@@ -216,8 +213,8 @@ def spark_players(spark: Any, spark_histories: Any) -> Iterator[Any]:
     from ofc_stats.spark import score_seats
 
     scored = score_seats(spark_histories.seats, partitions=2)
-    yield scored.players
-    scored.unpersist()
+    yield scored.players.persist()
+    scored.players.unpersist()
 
 
 @pytest.mark.parametrize("partitions", [1, 3])

@@ -25,9 +25,11 @@ from ofc_stats.rules import Ruleset
 from ofc_stats.spark.analysis import fantasyland_transitions
 from ofc_stats.spark.histories import read_histories
 from ofc_stats.spark.scoring import score_seats
+from ofc_stats.spark.session import parallelism
 from ofc_stats.warehouse import partition_folder
 from ofc_stats.warehouse_scoring import DEFAULT_SCORING
 
+# zstd at its fastest level, as the warehouse writes its own files.
 PARQUET_COMPRESSION = "zstd"
 SHUFFLE_BYTES = 64 << 20
 
@@ -87,7 +89,7 @@ def write_datasets(output: str | Path, tables: Mapping[str, DataFrame],
         path = dataset_path(target, table, partition)
         try:
             (frame.write.mode("errorifexists").option("compression", PARQUET_COMPRESSION)
-             .parquet(path))
+             .option("parquet.compression.codec.zstd.level", "1").parquet(path))
         except AnalysisException as error:
             if "PATH_ALREADY_EXISTS" in str(error) or "already exists" in str(error):
                 raise SparkOutputError(f"{path} exists already: write to a new folder"
@@ -119,8 +121,7 @@ def spark_score(spark: SparkSession, inputs: Sequence[str], output: str | Path, 
     histories = read_histories(spark, inputs, fmt, partitions=partitions)
     # The shuffles by hand and by table: a partition per 64 MiB of histories, at least
     # one per core.
-    shuffle = partitions or max(spark.sparkContext.defaultParallelism,
-                                -(-histories.bytes // SHUFFLE_BYTES))
+    shuffle = partitions or max(parallelism(spark), -(-histories.bytes // SHUFFLE_BYTES))
     scored = score_seats(histories.seats, ruleset, partitions=shuffle)
     try:
         write_datasets(target, {"hands": histories.hands, "seats": histories.seats,
@@ -137,7 +138,6 @@ def spark_score(spark: SparkSession, inputs: Sequence[str], output: str | Path, 
             fl_errors = int(followed.where(F.col("status").isin(*FL_ERRORS)).count())
         duplicates = int(histories.duplicates.count())
     finally:
-        scored.unpersist()
         histories.unpersist()
     rejects = spark.read.parquet(dataset_path(target, "rejects"))
     conflicts = int(rejects.where(F.col("kind") == "conflict").count())

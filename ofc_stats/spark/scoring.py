@@ -11,14 +11,11 @@ hand is whole inside one batch, and runs the local scorer on the executors
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import polars as pl
-import pyarrow as pa  # type: ignore[import-untyped]
-from pyspark import StorageLevel
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
@@ -26,14 +23,7 @@ from ofc_stats.boards import BATCH_BOARDS, boards_table_from_codes, score_hands
 from ofc_stats.canonical import SEATS_SCHEMA
 from ofc_stats.errors import BoardsError
 from ofc_stats.rules import Row, Ruleset, get_ruleset
-from ofc_stats.spark.frames import (
-    arrow_schema,
-    combined_schema,
-    map_whole_groups,
-    spark_schema,
-    tagged_batches,
-    whole_groups,
-)
+from ofc_stats.spark.frames import map_whole_groups, spark_type
 from ofc_stats.warehouse_scoring import (
     DEFAULT_SCORING,
     HAND_KEY,
@@ -121,26 +111,18 @@ def score_matchups(boards: DataFrame, ruleset: str | Path | Ruleset = "pineapple
 @dataclass(frozen=True)
 class ScoredSeats:
     """The scored rows of seats: ``player_hands`` and ``matchups`` as the warehouse
-    stores them. Both come from one pass of the scorer, kept (``persist``) until
-    :meth:`unpersist`."""
+    stores them (each computed when used: one scoring pass per table, cheaper than
+    keeping one pass's rows for both)."""
 
     scoring: str
     players: DataFrame
     matchups: DataFrame
-    scored: DataFrame  # the pass both come from
-
-    def unpersist(self) -> None:
-        """Free the kept pass."""
-        self.scored.unpersist()
 
 
-def _score_seat_batches(batches: Iterable[pa.RecordBatch], *, scoring: str,
-                        forced: Ruleset | None, batch_boards: int, schema: pa.Schema
-                        ) -> Iterator[pa.RecordBatch]:
-    for seats in whole_groups(batches, HAND_KEY, batch_boards):
-        players, matchups, _ = score_seat_frame(seats, scoring, forced, batch_boards)
-        yield from tagged_batches(players, "player_hands", schema)
-        yield from tagged_batches(matchups, "matchups", schema)
+def _seat_scores(seats: pl.DataFrame, *, scoring: str, forced: Ruleset | None,
+                 batch_boards: int, matchups: bool) -> pl.DataFrame:
+    players_rows, matchup_rows, _ = score_seat_frame(seats, scoring, forced, batch_boards)
+    return matchup_rows if matchups else players_rows
 
 
 def score_seats(seats: DataFrame, ruleset: str | Path | Ruleset | None = None, *,
@@ -162,20 +144,15 @@ def score_seats(seats: DataFrame, ruleset: str | Path | Ruleset | None = None, *
     missing = [name for name in SEAT_COLUMNS if name not in seats.columns]
     if missing:
         raise BoardsError(f"seats lack column(s): {', '.join(missing)}")
+    columns = seats.select(*(F.col(name).cast(spark_type(SEATS_SCHEMA[name]))
+                             for name in SEAT_COLUMNS))
     players_schema, matchups_schema = scored_schemas()
-    parts = {"player_hands": players_schema, "matchups": matchups_schema}
-    combined = combined_schema(parts)
-    struct = spark_schema(combined)
-    mapper = functools.partial(_score_seat_batches, scoring=scoring, forced=forced,
-                               batch_boards=batch_boards, schema=arrow_schema(struct))
-    columns = seats.select(*(F.col(name).cast(spark_schema({name: SEATS_SCHEMA[name]})[0]
-                                              .dataType) for name in SEAT_COLUMNS))
-    shuffled = (columns.repartition(partitions, *HAND_KEY) if partitions
-                else columns.repartition(*HAND_KEY))
-    scored = (shuffled.sortWithinPartitions(*HAND_KEY, "seat")
-              .mapInArrow(mapper, struct).persist(StorageLevel.MEMORY_AND_DISK))
-    return ScoredSeats(
-        scoring=scoring,
-        players=scored.where(F.col("_kind") == 0).select("player_hands.*"),
-        matchups=scored.where(F.col("_kind") == 1).select("matchups.*"),
-        scored=scored)
+
+    def scored(matchups: bool, schema: pl.Schema) -> DataFrame:
+        work = functools.partial(_seat_scores, scoring=scoring, forced=forced,
+                                 batch_boards=batch_boards, matchups=matchups)
+        return map_whole_groups(columns, HAND_KEY, ["seat"], work, schema,
+                                batch_rows=batch_boards, partitions=partitions)
+
+    return ScoredSeats(scoring=scoring, players=scored(False, players_schema),
+                       matchups=scored(True, matchups_schema))

@@ -48,3 +48,12 @@ def spark_session(master: str | None = None, app_name: str = APP_NAME,
         # Python task's fixed overhead for a sliver of the data.
         session.conf.set(SHUFFLE_PARTITIONS, str(2 * context.defaultParallelism))
     return session
+
+
+def parallelism(spark: SparkSession) -> int:
+    """The cores Spark runs tasks on (Spark Connect, which has no SparkContext to ask:
+    its shuffle partitions)."""
+    try:
+        return int(spark.sparkContext.defaultParallelism)
+    except AttributeError:  # Spark Connect
+        return int(spark.conf.get(SHUFFLE_PARTITIONS) or 200)
