@@ -771,6 +771,7 @@ def spark_score_command(
             raise typer.BadParameter("--warehouse needs a local --output (copy the datasets "
                                      "here, then 'ofc-stats spark land')")
         session = spark_session(master)
+        session.sparkContext.setLogLevel("ERROR")  # its warnings would bury the summary
         summary = spark_score(session, inputs, output, fmt=fmt, ruleset=ruleset,
                               partitions=partitions)
         landed = land_datasets(output, warehouse) if warehouse is not None else None
@@ -814,14 +815,16 @@ def bench_spark(
         f"{result.build_seconds:.0f} s (not timed)\n"
         f"  local pipeline ('ofc-stats score'): {result.local_seconds:.1f} s, "
         f"{result.local_player_hands_per_second / 1e6:.2f} M player-hands/s (Fantasyland "
-        f"{result.local_transitions_seconds:.1f} s of it)")
+        f"{result.local_transitions_seconds:.1f} s of it), {result.local_cpu_seconds:.1f} "
+        "CPU s")
     for run in result.runs:
         typer.echo(
             f"  Spark {run.master} ({run.cores} cores): {run.seconds:.1f} s "
             f"(scoring {run.score_seconds:.1f} s, Fantasyland {run.transitions_seconds:.1f} s), "
             f"{run.player_hands_per_second / 1e6:.2f} M player-hands/s, speed-up "
             f"{result.speedup(run):.2f}x, {result.ratio_to_local(run):.2f}x the local "
-            f"pipeline; start-up and warm-up {run.start_seconds:.0f} s (not counted)")
+            f"pipeline; {run.cpu_seconds:.1f} CPU s; start-up and warm-up "
+            f"{run.start_seconds:.0f} s (not counted)")
 
 
 @spark_app.command("land")

@@ -378,3 +378,26 @@ def test_spark_score_runs_under_spark_submit(histories: Path, tmp_path: Path) ->
     summary = json.loads(completed.stdout)
     assert summary["hands"] > 600
     assert summary["player_hands"] > summary["hands"]
+
+
+@pytest.mark.slow
+def test_bench_spark_times_each_master_against_the_local_pipeline() -> None:
+    result = runner.invoke(app, ["bench", "spark", "--hands", "10000", "--master", "local[1]",
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["player_hands"] == 30_000
+    assert figures["local_seconds"] > 0
+    [run] = figures["runs"]
+    assert (run["master"], run["cores"], run["player_hands"]) == ("local[1]", 1, 30_000)
+    assert run["cpu_seconds"] > 0
+    assert run["speedup"] == 1.0
+    assert run["ratio_to_local"] > 0
+
+
+def test_a_missing_input_is_one_line_from_the_command(spark: Any, tmp_path: Path) -> None:
+    result = runner.invoke(app, ["spark", "score", "--input", str(tmp_path / "nowhere"),
+                                 "--output", str(tmp_path / "out")])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        f"ofc-stats: error: no such file or folder: {tmp_path / 'nowhere'}")

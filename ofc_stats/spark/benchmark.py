@@ -13,6 +13,8 @@ Parquet, then Fantasyland followed from them and written. Run as
 from __future__ import annotations
 
 import json
+import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -25,6 +27,31 @@ from typing import Any
 from ofc_stats.bench import _run_json, build_benchmark_warehouse
 
 WARM_UP_HANDS = 2_000
+
+
+def tree_cpu_seconds() -> float:
+    """CPU seconds (user and system) of this process and every process below it (the
+    JVM, its Python workers), living or waited for; 0 where /proc is not there.
+
+    On a shared machine the wall clock says how busy the others kept it; the CPU time
+    says what the work itself cost."""
+    processes: dict[int, tuple[int, float]] = {}
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        # After the name: state, ppid, ..., utime (12th), stime, cutime, cstime.
+        cpu = sum(int(value) for value in fields[11:15]) / ticks
+        processes[int(entry.name)] = (int(fields[1]), cpu)
+    mine = {os.getpid()}
+    grew = True
+    while grew:
+        below = {pid for pid, (parent, _) in processes.items() if parent in mine} - mine
+        grew = bool(below)
+        mine |= below
+    return sum(processes[pid][1] for pid in mine if pid in processes)
 DRIVER_MEMORY = "6g"
 
 
@@ -35,6 +62,7 @@ class SparkRun:
     master: str
     cores: int
     start_seconds: float  # the session and a warm-up job on a small slice (not counted)
+    cpu_seconds: float  # CPU time of the timed work: the JVM and Python workers, all cores
     score_seconds: float  # seats read, scored, player_hands and matchups written
     transitions_seconds: float  # Fantasyland followed and written
     player_hands: int
@@ -65,6 +93,7 @@ class SparkBenchmark:
     build_seconds: float
     local_seconds: float  # ``ofc-stats score``: scoring and Fantasyland
     local_transitions_seconds: float  # of it, the Fantasyland pass
+    local_cpu_seconds: float  # its CPU time, every thread
     runs: list[SparkRun] = field(default_factory=list)
 
     @property
@@ -86,6 +115,7 @@ class SparkBenchmark:
             "hands": self.hands, "player_hands": self.player_hands,
             "build_seconds": self.build_seconds, "local_seconds": self.local_seconds,
             "local_transitions_seconds": self.local_transitions_seconds,
+            "local_cpu_seconds": self.local_cpu_seconds,
             "local_player_hands_per_second": self.local_player_hands_per_second,
             "runs": [{**run.as_dict(), "speedup": self.speedup(run),
                       "ratio_to_local": self.ratio_to_local(run)} for run in self.runs],
@@ -115,7 +145,7 @@ def run_master(warehouse_root: Path, master: str, output: Path) -> SparkRun:
     warm.players.count()
     start_seconds = time.perf_counter() - started
 
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), tree_cpu_seconds()
     scored = score_seats(seats)
     write_datasets(output, {"player_hands": scored.players, "matchups": scored.matchups})
     score_seconds = time.perf_counter() - started
@@ -124,7 +154,8 @@ def run_master(warehouse_root: Path, master: str, output: Path) -> SparkRun:
     players = spark.read.parquet(dataset_path(str(output), "player_hands", DEFAULT_SCORING))
     write_datasets(output, {"fl_transitions": fantasyland_transitions(players, scoring=None)})
     transitions_seconds = time.perf_counter() - started
-    run = SparkRun(
+    cpu_seconds = tree_cpu_seconds() - cpu
+    run = SparkRun(cpu_seconds=cpu_seconds,
         master=master, cores=spark.sparkContext.defaultParallelism,
         start_seconds=start_seconds, score_seconds=score_seconds,
         transitions_seconds=transitions_seconds, player_hands=int(players.count()),
@@ -143,7 +174,10 @@ def benchmark_spark(hands: int = 1_000_000, masters: Sequence[str] = ("local[1]"
         started = time.perf_counter()
         build_benchmark_warehouse(root, hands * 3, 3, seed=seed, with_hands=True)
         built = time.perf_counter() - started
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         local = _run_json("score", "--warehouse", str(root))
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        local_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         runs = []
         for number, master in enumerate(masters):
             completed = subprocess.run(
@@ -158,7 +192,8 @@ def benchmark_spark(hands: int = 1_000_000, masters: Sequence[str] = ("local[1]"
     return SparkBenchmark(
         hands=hands, player_hands=int(local["player_hands"]), build_seconds=built,
         local_seconds=float(local["seconds"]),
-        local_transitions_seconds=float(local["transitions_seconds"]), runs=runs)
+        local_transitions_seconds=float(local["transitions_seconds"]),
+        local_cpu_seconds=local_cpu, runs=runs)
 
 
 if __name__ == "__main__":
