@@ -137,6 +137,8 @@ def land_datasets(source: Path | str, warehouse: Path | str | Warehouse) -> Land
 
     started = time.perf_counter()
     source = Path(source)
+    if not source.is_dir():
+        raise LandingError(f"no such folder: {source}")
     datasets = _datasets(source)
     if not datasets:
         raise LandingError(f"no ofc-stats datasets in {source} (expected folders such as "

@@ -334,6 +334,8 @@ def test_landing_refuses_files_of_another_shape(tmp_path: Path) -> None:
         land_datasets(tmp_path / "datasets", tmp_path / "warehouse")
     with pytest.raises(LandingError, match="no ofc-stats datasets"):
         land_datasets(tmp_path, tmp_path / "warehouse")
+    with pytest.raises(LandingError, match="no such folder"):
+        land_datasets(tmp_path / "nowhere", tmp_path / "warehouse")
 
 
 def test_read_histories_says_what_is_missing(spark: Any, tmp_path: Path) -> None:
