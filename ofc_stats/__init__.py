@@ -5,16 +5,11 @@ The public API::
     from ofc_stats import score_boards, score_hands, get_ruleset
 """
 
-from ofc_stats.boards import ScoredHands, score_boards, score_hands, score_matchups
-from ofc_stats.cards import card_text, parse_card, parse_cards
-from ofc_stats.errors import (
-    BoardsError,
-    InvalidCardError,
-    OfcStatsError,
-    RulesetError,
-)
-from ofc_stats.evaluate import Category, describe, strength_of
-from ofc_stats.rules import (
+from ofc_stats import _moved
+from ofc_stats.engine.boards import ScoredHands, score_boards, score_hands, score_matchups
+from ofc_stats.engine.cards import card_text, parse_card, parse_cards
+from ofc_stats.engine.evaluate import Category, describe, strength_of
+from ofc_stats.engine.rules import (
     PRESETS,
     FantasylandRules,
     Row,
@@ -25,8 +20,15 @@ from ofc_stats.rules import (
     get_ruleset,
     load_ruleset,
 )
+from ofc_stats.errors import (
+    BoardsError,
+    InvalidCardError,
+    OfcStatsError,
+    RulesetError,
+)
+from ofc_stats.version import __version__
 
-__version__ = "0.1.0"
+_moved.install()  # the module paths of earlier versions still import
 
 __all__ = [
     "PRESETS",

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import polars as pl
 
-from ofc_stats.canonical import CARD_COLUMNS, CanonicalBatch, normalise
+from ofc_stats.engine.boards import CARD_COLUMNS
+from ofc_stats.formats.canonical import CanonicalBatch, normalise
 from ofc_stats.warehouse import PendingFile, Warehouse
 
 START = dt.datetime(2026, 3, 1, 20, 0, tzinfo=dt.UTC)

@@ -26,8 +26,8 @@ SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 @pytest.fixture(scope="session")
 def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     """sample_data/ ingested and scored, as a newcomer's quick start does it."""
+    from ofc_stats.analysis.score import score_warehouse
     from ofc_stats.ingest import ingest
-    from ofc_stats.warehouse_scoring import score_warehouse
 
     root = tmp_path_factory.mktemp("sample") / "warehouse"
     ingest([SAMPLE_DATA], root)

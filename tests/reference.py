@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from ofc_stats.rules import Ruleset, StayCards
+from ofc_stats.engine.rules import Ruleset, StayCards
 
 RANK_ORDER = "23456789TJQKA"
 CATEGORIES = ["high card", "pair", "two pair", "trips", "straight", "flush",

@@ -7,10 +7,10 @@ from pathlib import Path
 import polars as pl
 import pytest
 
-from ofc_stats.audit import NotScoredError, audit_warehouse
-from ofc_stats.canonical import problems_frame
+from ofc_stats.analysis.audit import NotScoredError, audit_warehouse
+from ofc_stats.analysis.score import score_warehouse
+from ofc_stats.formats.canonical import problems_frame
 from ofc_stats.warehouse import PendingFile
-from ofc_stats.warehouse_scoring import score_warehouse
 from tests.builders import ENTRY_QQ, NOTHING_1, NOTHING_2, Hand, Seat, store
 
 

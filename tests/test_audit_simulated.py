@@ -9,13 +9,13 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from ofc_stats.audit import audit_warehouse
+from ofc_stats.analysis.audit import audit_warehouse
+from ofc_stats.analysis.score import score_warehouse
 from ofc_stats.ingest import ingest
 from ofc_stats.simulate import SimulationConfig, parse_faults
 from ofc_stats.simulate.config import Fault, FaultKind
 from ofc_stats.simulate.files import read_faults, write_simulation
 from ofc_stats.warehouse import Warehouse
-from ofc_stats.warehouse_scoring import score_warehouse
 from tests.conftest import SAMPLE_DATA
 
 AUDITED = {FaultKind.MIS_SCORED: "points", FaultKind.FL_MISSING: "fl_missing",
@@ -83,7 +83,7 @@ def test_scoring_in_steps_follows_fantasyland_like_scoring_at_once(
 
     # A run stopped between its scores' commits and the Fantasyland refresh: the next
     # run, even with nothing new, follows every table again.
-    from ofc_stats import fantasyland
+    from ofc_stats.analysis import score
 
     stopped = Warehouse.open(tmp_path / "stopped", create=True)
     ingest(files[:3], stopped)
@@ -93,7 +93,7 @@ def test_scoring_in_steps_follows_fantasyland_like_scoring_at_once(
     def killed(*args: object, **options: object) -> tuple[int, int]:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(fantasyland, "refresh_transitions", killed)
+    monkeypatch.setattr(score, "refresh_transitions", killed)
     with pytest.raises(KeyboardInterrupt):
         score_warehouse(stopped)
     monkeypatch.undo()

@@ -8,15 +8,13 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from ofc_stats.canonical import (
+from ofc_stats.formats.canonical import CanonicalBatch, normalise, problems_frame
+from ofc_stats.warehouse.schemas import (
     HANDS_SCHEMA,
     PROBLEM_KINDS,
     PROBLEMS_SCHEMA,
     SEATS_SCHEMA,
     STREETS_SCHEMA,
-    CanonicalBatch,
-    normalise,
-    problems_frame,
 )
 
 IVEY = ("6s 6c 4h", "Td Ts 9c Qs 8c", "3h 3d 3s 2h 2d")

@@ -2,7 +2,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from ofc_stats.cards import (
+from ofc_stats.engine.cards import (
     CARD_NAMES,
     JOKER,
     card_codes,

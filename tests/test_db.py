@@ -10,9 +10,10 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from ofc_stats.analysis.score import score_warehouse
 from ofc_stats.cli import app
-from ofc_stats.db import DATABASE_FILE, QueryError, named_queries, query_warehouse
-from ofc_stats.warehouse_scoring import score_warehouse
+from ofc_stats.db import QueryError, named_queries, query_warehouse
+from ofc_stats.warehouse.catalog import DATABASE_FILE
 from tests.builders import ENTRY_QQ, ENTRY_QQ_2, NOTHING_1, NOTHING_2, TRIPS_TOP, Hand, Seat, store
 
 runner = CliRunner()
@@ -263,7 +264,7 @@ def test_ingest_keeps_the_duckdb_file_in_step(tmp_path: Path) -> None:
 def test_no_connection_draws_duckdbs_progress_bar_on_stdout(scored: Path) -> None:
     # DuckDB draws it on stdout for queries over two seconds, into `--json` output.
     from ofc_stats.db import connect
-    from ofc_stats.duckdb_connection import open_duckdb
+    from ofc_stats.util.duckdb_connection import open_duckdb
     from ofc_stats.warehouse import Warehouse
 
     for connection in (open_duckdb(), connect(Warehouse.open(scored))):
@@ -272,7 +273,7 @@ def test_no_connection_draws_duckdbs_progress_bar_on_stdout(scored: Path) -> Non
 
 
 def test_duckdb_cursors_share_a_database_but_not_what_they_register() -> None:
-    from ofc_stats.duckdb_connection import duckdb_cursor
+    from ofc_stats.util.duckdb_connection import duckdb_cursor
 
     first, second = duckdb_cursor(), duckdb_cursor()
     first.register("lines", pl.DataFrame({"text": ["a"]}))

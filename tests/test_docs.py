@@ -3,9 +3,13 @@ test command, and the reference pages the README links exist."""
 
 from __future__ import annotations
 
+import gzip
 import re
+import subprocess
+import sys
 from pathlib import Path
 
+import pytest
 import typer.main
 from typer.core import TyperGroup
 
@@ -49,3 +53,20 @@ def test_ci_runs_the_readme_test_command() -> None:
 def test_linked_documents_exist() -> None:
     for link in re.findall(r"\]\((docs/[^)]+)\)", README):
         assert (ROOT / link).is_file(), link
+
+
+@pytest.mark.slow
+def test_the_readme_python_examples_run(tmp_path: Path) -> None:
+    """Every Python block of the README runs as it stands, in a folder holding the
+    sample data (and the text session the readers' example opens)."""
+    blocks = re.findall(r"```python\n(.*?)```", README, flags=re.DOTALL)
+    assert len(blocks) >= 3
+    (tmp_path / "sample_data").symlink_to(ROOT / "sample_data")
+    (tmp_path / "session.txt").write_bytes(
+        gzip.decompress((ROOT / "sample_data" / "betelgeuse.txt.gz").read_bytes()))
+    for number, block in enumerate(blocks):
+        done = subprocess.run([sys.executable, "-c", block], cwd=tmp_path,
+                              capture_output=True, text=True, check=False)
+        assert done.returncode == 0, f"README Python block {number + 1}:\n{done.stderr}"
+    assert (tmp_path / "warehouse" / "_log").is_dir()
+    assert (tmp_path / "sim" / "faults.tsv").is_file()

@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 import pytest
 
-from ofc_stats.cards import parse_cards
-from ofc_stats.evaluate import (
+from ofc_stats.engine.cards import parse_cards
+from ofc_stats.engine.evaluate import (
     CATEGORY_SHIFT,
     Category,
     describe,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import polars as pl
 
-from ofc_stats.fantasyland import FL_ERRORS
-from ofc_stats.warehouse_scoring import score_warehouse
+from ofc_stats.analysis.fantasyland import FL_ERRORS
+from ofc_stats.analysis.score import score_warehouse
 from tests.builders import (
     ENTRY_QQ,
     ENTRY_QQ_2,

@@ -6,9 +6,9 @@ import json
 
 from typer.testing import CliRunner
 
+from ofc_stats.bench.formats import benchmark_formats
 from ofc_stats.cli import app
 from ofc_stats.formats import Format
-from ofc_stats.formats.benchmark import benchmark_formats
 
 runner = CliRunner()
 

@@ -17,7 +17,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from ofc_stats.canonical import PROBLEM_KINDS, PROBLEMS_SCHEMA, CanonicalBatch
 from ofc_stats.formats import (
     Format,
     FormatReader,
@@ -26,6 +25,7 @@ from ofc_stats.formats import (
     get_reader,
     get_writer,
 )
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import (
     _card_tokens_by_column,
     card_tokens,
@@ -33,6 +33,7 @@ from ofc_stats.formats.reading import (
     parse_int_in,
 )
 from ofc_stats.formats.samples import sample_hands
+from ofc_stats.warehouse.schemas import PROBLEM_KINDS, PROBLEMS_SCHEMA
 
 # What each format cannot carry, left out of its round-trip comparison.
 NOT_CARRIED: dict[Format, dict[str, tuple[str, ...]]] = {

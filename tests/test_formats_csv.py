@@ -8,8 +8,8 @@ import io
 import polars as pl
 import pytest
 
-from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.formats import Format, FormatWriteError
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.csv import READER, CsvReader
 from ofc_stats.formats.samples import sample_hands
 from tests.test_formats_common import assert_problem, read_all, read_batches, write

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 from decimal import Decimal
-from pathlib import Path
+from importlib import resources
 
 import polars as pl
 import pytest
@@ -84,9 +84,9 @@ def test_the_documented_example_reads_completely() -> None:
 
 
 def test_the_example_matches_the_published_json_schema() -> None:
-    schema_path = (Path(__file__).parents[1] / "ofc_stats" / "schemas"
-                   / "ofc-hand-v1.schema.json")
-    schema = json.loads(schema_path.read_text())
+    # Beside the JSON Lines reader, as the package ships it.
+    schema_file = resources.files("ofc_stats.formats") / "ofc-hand-v1.schema.json"
+    schema = json.loads(schema_file.read_text(encoding="utf-8"))
     assert schema["properties"]["format"]["const"] == "ofc-hh"
     assert schema["properties"]["version"]["const"] == 1
     missing = set(schema["required"]) - set(EXAMPLE)

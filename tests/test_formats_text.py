@@ -9,8 +9,8 @@ from decimal import Decimal
 import polars as pl
 import pytest
 
-from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.formats import Format, FormatWriteError
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.samples import sample_hands
 from ofc_stats.formats.text import READER, WRITER
 from tests.test_formats_common import assert_problem, read_all, read_batches, write

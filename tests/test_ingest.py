@@ -18,32 +18,33 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from ofc_stats.canonical import (
-    CARD_COLUMNS,
-    HANDS_SCHEMA,
-    PROBLEM_KINDS,
-    PROBLEMS_SCHEMA,
-    SEATS_SCHEMA,
-    STREETS_SCHEMA,
-    CanonicalBatch,
-)
-from ofc_stats.cards import parse_card
+from ofc_stats.engine.boards import CARD_COLUMNS
+from ofc_stats.engine.cards import parse_card
 from ofc_stats.formats import Format, get_reader, get_writer
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.samples import sample_hands
 from ofc_stats.formats.streaming import CHUNK_BYTES
 from ofc_stats.ingest import (
-    COMPACT_SMALL_FILES,
-    HAND_KEYS_SCHEMA,
-    IMPORTS_SCHEMA,
     IngestProgress,
     IngestSummary,
     RejectedHandsError,
     UnknownFormatOptionError,
-    _first_copies,
+    grouping,
     ingest,
 )
-from ofc_stats.sources import SourceError
+from ofc_stats.ingest.commits import COMPACT_SMALL_FILES
+from ofc_stats.ingest.dedupe import first_copies
+from ofc_stats.ingest.sources import SourceError
 from ofc_stats.warehouse import PendingFile, Warehouse
+from ofc_stats.warehouse.schemas import (
+    HAND_KEYS_SCHEMA,
+    HANDS_SCHEMA,
+    IMPORTS_SCHEMA,
+    PROBLEM_KINDS,
+    PROBLEMS_SCHEMA,
+    SEATS_SCHEMA,
+    STREETS_SCHEMA,
+)
 
 IVEY = ("6s 6c 4h", "Td Ts 9c Qs 8c", "3h 3d 3s 2h 2d")
 HELLMUTH = ("Ah Kd Qd", "9h 9d 5h 5d 4c", "Ks Js 9s 8s 7s")
@@ -207,8 +208,8 @@ def test_copies_that_match_no_first_copy_are_not_stored_half(tmp_path: Path) -> 
         [read] = list(get_reader(Format.JSONL).read(stream, str(path)))
     batch = read.batch
     first = batch.hands.head(1).with_columns(pl.lit("0" * 32).alias("content_hash"))
-    resolved = _first_copies(first, batch.seats, batch.streets,
-                             batch.hands.select("site", "hand_id"))
+    resolved = first_copies(first, batch.seats, batch.streets,
+                            batch.hands.select("site", "hand_id"))
     assert resolved.hands.is_empty()  # no seats give that hash: the hand is not stored
     assert resolved.unresolved.rows() == [("home", "h1")]
     assert resolved.seats.is_empty()
@@ -785,7 +786,7 @@ def test_a_log_file_left_half_written_by_a_kill_is_not_a_commit(tmp_path: Path) 
 
 def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ofc_stats import ingest as ingest_module
+    from ofc_stats.ingest import run as ingest_module
     from ofc_stats.simulate import SimulationConfig, parse_faults
     from ofc_stats.simulate.files import write_simulation
 
@@ -903,7 +904,7 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
     groups.clear()
     many = ingest([folder], tmp_path / "many", batch_hands=60)
     assert sum(len(sizes) for sizes in groups.values()) > 10
-    monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)  # every file alone
+    monkeypatch.setattr(grouping, "SMALL_FILE_BYTES", 0)  # every file alone
     alone = ingest([folder], tmp_path / "alone")
 
     assert grouped.files_read == alone.files_read == many.files_read == files
@@ -983,10 +984,8 @@ def test_small_files_parsed_together_store_and_reject_what_one_by_one_does(
 @pytest.mark.parametrize("alone", [False, True])
 def test_a_sheet_holding_only_its_header_is_read_again_once_rows_arrive(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alone: bool) -> None:
-    from ofc_stats import ingest as ingest_module
-
     if alone:
-        monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)
+        monkeypatch.setattr(grouping, "SMALL_FILE_BYTES", 0)
     sheet = tmp_path / "in" / "session.csv"
     sheet.parent.mkdir()
     sheet.write_text("hand_id,started_at,player,top,middle,bottom\n")  # just opened
@@ -1005,10 +1004,10 @@ def test_a_sheet_holding_only_its_header_is_read_again_once_rows_arrive(
 @pytest.mark.parametrize("alone", [False, True])
 def test_a_small_damaged_archive_keeps_every_hand_before_the_damage(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, alone: bool) -> None:
-    from ofc_stats import ingest as ingest_module
+    from ofc_stats.ingest import run as ingest_module
 
     if alone:  # read by itself, in batches, rather than parsed with other small files
-        monkeypatch.setattr(ingest_module, "SMALL_FILE_BYTES", 0)
+        monkeypatch.setattr(grouping, "SMALL_FILE_BYTES", 0)
     data = write_hands(tmp_path / "plain.jsonl", sample_hands(60, 3, seed=5)).read_bytes()
     packed = gzip.compress(data)
     assert len(packed) * 16 < ingest_module.READ_BATCH_HANDS * 100  # small, one batch
@@ -1050,7 +1049,8 @@ def test_a_moved_warehouse_or_a_missed_refresh_gets_a_fresh_duckdb_file(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import duckdb
 
-    from ofc_stats import db
+    from ofc_stats.ingest import run as ingest_run
+    from ofc_stats.warehouse import catalog
 
     def hands_in_database(root: Path) -> object:
         with duckdb.connect(str(root / "ofc.duckdb"), read_only=True) as connection:
@@ -1062,13 +1062,13 @@ def test_a_moved_warehouse_or_a_missed_refresh_gets_a_fresh_duckdb_file(
     shutil.move(tmp_path / "wh", tmp_path / "moved")
     with pytest.raises(duckdb.IOException):
         hands_in_database(tmp_path / "moved")
-    assert not db.database_is_current(Warehouse.open(tmp_path / "moved"))
+    assert not catalog.database_is_current(Warehouse.open(tmp_path / "moved"))
     # ... until the next run, even one with nothing new.
     assert ingest([path], tmp_path / "moved").commits == 0
     assert hands_in_database(tmp_path / "moved") == (20,)
-    assert db.database_is_current(Warehouse.open(tmp_path / "moved"))
+    assert catalog.database_is_current(Warehouse.open(tmp_path / "moved"))
     # A run killed between its commit and the refresh: the next run refreshes.
-    monkeypatch.setattr(db, "refresh_database", lambda warehouse: None)
+    monkeypatch.setattr(ingest_run, "refresh_database", lambda warehouse: None)
     ingest([write_hands(tmp_path / "b.jsonl", sample_hands(5, 3, seed=5))], tmp_path / "moved")
     assert hands_in_database(tmp_path / "moved") == (20,)
     monkeypatch.undo()

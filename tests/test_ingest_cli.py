@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ofc_stats.bench.ingest import read_alone, write_files, write_format
 from ofc_stats.cli import app
 from ofc_stats.formats import Format, get_writer
 from ofc_stats.formats.samples import sample_hands
 from ofc_stats.ingest import ingest
-from ofc_stats.ingest_bench import read_alone, write_files, write_format
 from ofc_stats.warehouse import Warehouse
 from tests.test_ingest import assert_consistent, hand, lines, table
 
@@ -254,10 +254,11 @@ def test_two_ingests_started_together_store_everything_once(tmp_path: Path) -> N
 @pytest.mark.parametrize("fmt", ["csv", "fpdb"])
 def test_the_benchmark_reads_a_folder_alone_the_way_ingest_groups_it(
         tmp_path: Path, fmt: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("ofc_stats.ingest.READ_BATCH_HANDS", 25)  # several groups
+    monkeypatch.setattr("ofc_stats.ingest.run.READ_BATCH_HANDS", 25)  # several groups
     written = write_files(fmt, tmp_path / "in", hands=120, files=12)
     one_big = write_format(fmt, tmp_path / "big", hands=30, seed=1)
-    monkeypatch.setattr("ofc_stats.ingest.SMALL_FILE_BYTES", (tmp_path / "big").stat().st_size - 1)
+    monkeypatch.setattr("ofc_stats.ingest.grouping.SMALL_FILE_BYTES",
+                        (tmp_path / "big").stat().st_size - 1)
     files = [*sorted((tmp_path / "in").iterdir()), tmp_path / "big"]
     assert read_alone(files) == written + one_big == 150
     # Two formats, their files interleaved: each format's small files grouped apart.

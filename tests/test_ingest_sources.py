@@ -18,10 +18,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from ofc_stats.canonical import MONEY
 from ofc_stats.ingest import (
     DETAILS,
-    HAND_KEYS_SCHEMA,
     HandIndex,
     IngestError,
     detail_matrix,
@@ -29,7 +27,7 @@ from ofc_stats.ingest import (
     hand_keys,
     hash_strings,
 )
-from ofc_stats.sources import (
+from ofc_stats.ingest.sources import (
     ByteCounter,
     Compression,
     PrefixHashingStream,
@@ -39,6 +37,7 @@ from ofc_stats.sources import (
     open_source,
     read_head,
 )
+from ofc_stats.warehouse.schemas import HAND_KEYS_SCHEMA, MONEY
 
 CONTENT = b'{"hand": 1}\n{"hand": 2}\n' * 1000
 

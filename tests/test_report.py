@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from ofc_stats.analysis.score import score_warehouse
 from ofc_stats.bench import build_benchmark_warehouse
 from ofc_stats.cli import app
 from ofc_stats.report import (
@@ -33,17 +34,16 @@ from ofc_stats.report import (
     default_report_path,
     write_report,
 )
-from ofc_stats.report_data import (
+from ofc_stats.report.data import (
     ReportLimits,
     ReportScope,
     load_report_data,
     parse_since,
     wilson_interval,
 )
-from ofc_stats.report_figures import report_charts
-from ofc_stats.report_page import card_html, plotly_js, row_html, script_json
+from ofc_stats.report.figures import report_charts
+from ofc_stats.report.page import card_html, plotly_js, row_html, script_json
 from ofc_stats.warehouse import Warehouse
-from ofc_stats.warehouse_scoring import score_warehouse
 from tests.builders import (
     ENTRY_QQ,
     ENTRY_QQ_2,

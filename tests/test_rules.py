@@ -2,8 +2,7 @@ from pathlib import Path
 
 import pytest
 
-from ofc_stats.errors import RulesetError
-from ofc_stats.rules import (
+from ofc_stats.engine.rules import (
     PRESETS,
     ScoringMethod,
     StayCards,
@@ -13,6 +12,7 @@ from ofc_stats.rules import (
     ruleset_from_mapping,
     top_hand_strength,
 )
+from ofc_stats.errors import RulesetError
 
 HOUSE_TOML = """
 name = "thursday home game"

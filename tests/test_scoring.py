@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ofc_stats import score_boards, score_hands
-from ofc_stats.rules import (
+from ofc_stats.engine.rules import (
     PRESETS,
     FantasylandRules,
     RoyaltyTable,

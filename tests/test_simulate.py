@@ -15,9 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
-from ofc_stats.canonical import CARD_COLUMNS, CanonicalBatch, board_codes
-from ofc_stats.rules import Variant, get_ruleset
-from ofc_stats.scoring import BoardScores, compile_rules, score_batch
+from ofc_stats.engine.boards import CARD_COLUMNS, board_codes
+from ofc_stats.engine.rules import Variant, get_ruleset
+from ofc_stats.engine.scoring import BoardScores, compile_rules, score_batch
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.simulate import (
     FaultKind,
     Simulation,
@@ -150,7 +151,7 @@ def test_streets_rebuild_the_final_boards_and_discards(played: Played) -> None:
         assert (joined["card"] == joined["card_streets"]).all(), row
     discards = (played.streets.filter(pl.col("action") == "discard")
                 .group_by("hand_id", "seat").agg(pl.col("card").sort()))
-    from ofc_stats.cards import card_codes
+    from ofc_stats.engine.cards import card_codes
     expected = (played.seats.filter(pl.col("discards").is_not_null())
                 .select("hand_id", "seat", pl.col("discards").str.split(" ").alias("names")))
     expected = expected.explode("names").with_columns(card=card_codes(expected.explode(

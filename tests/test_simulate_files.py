@@ -10,8 +10,8 @@ import polars as pl
 import pytest
 from polars.testing import assert_frame_equal
 
-from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.formats import Format, get_reader
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.simulate import FaultKind, Simulation, SimulationConfig, parse_faults, simulate
 from ofc_stats.simulate.files import (
     FAULTS_FILE,

@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ofc_stats.cards import parse_cards
-from ofc_stats.rules import get_ruleset
-from ofc_stats.scoring import compile_rules, score_batch
+from ofc_stats.engine.cards import parse_cards
+from ofc_stats.engine.rules import get_ruleset
+from ofc_stats.engine.scoring import compile_rules, score_batch
 from ofc_stats.simulate.placement import (
     BEHAVIOUR,
     BOTTOM,

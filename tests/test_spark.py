@@ -26,19 +26,20 @@ from typer.testing import CliRunner
 
 from ofc_stats import score_boards as local_score_boards
 from ofc_stats import score_matchups as local_score_matchups
-from ofc_stats.canonical import CanonicalBatch
+from ofc_stats.analysis.landing import LandingError, land_datasets
+from ofc_stats.analysis.score import score_warehouse
 from ofc_stats.cli import app
 from ofc_stats.db import player_stats as local_player_stats
 from ofc_stats.db import query_warehouse
+from ofc_stats.engine.rules import ruleset_for_variant
 from ofc_stats.formats import Format, get_reader, get_writer
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.ingest import ingest
-from ofc_stats.landing import LandingError, land_datasets
-from ofc_stats.rules import ruleset_for_variant
 from ofc_stats.simulate import SimulationConfig, parse_faults
 from ofc_stats.simulate.config import ALL_VARIANTS
 from ofc_stats.simulate.files import write_simulation
 from ofc_stats.warehouse import Warehouse
-from ofc_stats.warehouse_scoring import DEFAULT_SCORING, score_warehouse
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 pytestmark = pytest.mark.spark
 
@@ -339,7 +340,7 @@ def test_landing_refuses_files_of_another_shape(tmp_path: Path) -> None:
 
 
 def test_read_histories_says_what_is_missing(spark: Any, tmp_path: Path) -> None:
-    from ofc_stats.sources import SourceError
+    from ofc_stats.ingest.sources import SourceError
     from ofc_stats.spark import read_histories
 
     with pytest.raises(SourceError, match="no such file or folder"):
@@ -366,7 +367,7 @@ def test_spark_score_runs_under_spark_submit(histories: Path, tmp_path: Path) ->
     """The job file, submitted with spark-submit (its own master and process)."""
     import pyspark
 
-    from ofc_stats.spark import job
+    from ofc_stats.cli import spark_job as job
 
     submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
     environment = {**os.environ, "PYSPARK_PYTHON": sys.executable,

@@ -10,12 +10,13 @@ import polars as pl
 import pytest
 
 from ofc_stats.warehouse import (
-    CHECKPOINT_EVERY,
     PendingFile,
     Warehouse,
     WarehouseError,
     WarehouseLockedError,
 )
+from ofc_stats.warehouse.log import CHECKPOINT_EVERY
+from ofc_stats.warehouse.schemas import TABLE_SCHEMAS
 
 
 def frame(start: int, rows: int) -> pl.DataFrame:
@@ -116,3 +117,15 @@ def test_compaction_merges_small_files_without_changing_rows(tmp_path: Path) -> 
     with warehouse.writing():  # the merged-away files are swept by the next writer
         pass
     assert len(list((tmp_path / "hands").glob("*.parquet"))) == 3
+
+
+def test_every_table_has_its_schema_from_the_one_place(sample_warehouse: Warehouse) -> None:
+    """What ingest, score and the Fantasyland pass write is what
+    ofc_stats.warehouse.schemas says (score writes its scoring and ruleset labels as
+    categories: text to every reader)."""
+    for table, schema in TABLE_SCHEMAS.items():
+        assert sample_warehouse.files(table), table
+        stored = sample_warehouse.scan(table).collect_schema()
+        as_text = {name: pl.String() if dtype == pl.Categorical else dtype
+                   for name, dtype in stored.items()}
+        assert as_text == dict(schema), table

@@ -11,7 +11,8 @@ import pytest
 from polars.testing import assert_frame_equal
 
 from ofc_stats import score_hands
-from ofc_stats.warehouse_scoring import DEFAULT_SCORING, score_warehouse
+from ofc_stats.analysis.score import score_warehouse
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 from tests.builders import (
     ENTRY_KK,
     ENTRY_QQ,
@@ -164,7 +165,7 @@ def test_an_edited_ruleset_file_rescores_its_scoring(tmp_path: Path) -> None:
 
 
 def test_seats_of_a_hand_are_brought_together_if_a_file_has_them_apart() -> None:
-    from ofc_stats.warehouse_scoring import _contiguous
+    from ofc_stats.analysis.score import _contiguous
 
     together = pl.DataFrame({"site": ["s"] * 5, "hand_id": ["a", "a", "b", "b", "c"],
                              "seat": [1, 2, 1, 2, 1]})
@@ -182,8 +183,8 @@ def test_seats_of_a_hand_are_brought_together_if_a_file_has_them_apart() -> None
 
 
 def test_seats_written_with_the_nested_board_column_are_upgraded_once(tmp_path: Path) -> None:
-    from ofc_stats.canonical import SEATS_SCHEMA
-    from ofc_stats.upgrade import upgrade_warehouse
+    from ofc_stats.warehouse.schemas import SEATS_SCHEMA
+    from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
     warehouse = store(tmp_path, sample_hands(6), sample_hands(4, start=6))
     current = warehouse.scan("seats").collect().sort("hand_id", "seat")
@@ -207,7 +208,7 @@ def test_seats_written_with_the_nested_board_column_are_upgraded_once(tmp_path: 
 
 def test_a_run_reads_only_the_seats_files_it_has_not_scored_whole(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from ofc_stats import warehouse_scoring
+    from ofc_stats.analysis import score as warehouse_scoring
 
     read: list[str] = []
     chunks = warehouse_scoring._seat_chunks
@@ -244,7 +245,7 @@ def test_a_run_reads_only_the_seats_files_it_has_not_scored_whole(
 
 def test_a_record_from_an_earlier_version_keeps_the_rows_and_is_rewritten(
         tmp_path: Path) -> None:
-    from ofc_stats.warehouse_scoring import SCORINGS_FILE, rules_digest
+    from ofc_stats.analysis.score import SCORINGS_FILE, rules_digest
 
     warehouse = store(tmp_path, sample_hands(5))
     score_warehouse(warehouse)

@@ -15,16 +15,14 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import PurePath
-from typing import TYPE_CHECKING, BinaryIO, Protocol, runtime_checkable
+from typing import BinaryIO, Protocol, runtime_checkable
 
-from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.errors import OfcStatsError
-
-if TYPE_CHECKING:
-    from ofc_stats.formats.reading import SplitFile
+from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.formats.reading import ReadBatch as ReadBatch  # exported here, as before
+from ofc_stats.formats.reading import SplitFile
 
 BATCH_HANDS = 20_000
 SNIFF_BYTES = 64 * 1024
@@ -66,19 +64,6 @@ class FormatWriteError(OfcStatsError, ValueError):
     break in a text format, say)."""
 
     exit_code = 2
-
-
-@dataclass(frozen=True)
-class ReadBatch:
-    """One batch of a file read, with how far into the file it got.
-
-    ``end_offset`` is the byte offset in the (decompressed) input just after the last
-    complete hand of this batch: reading again from there yields only new hands, so
-    a file that grows (a live session appending) can be imported incrementally.
-    """
-
-    batch: CanonicalBatch
-    end_offset: int
 
 
 class FormatReader(Protocol):

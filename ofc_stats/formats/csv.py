@@ -26,11 +26,13 @@ from typing import BinaryIO
 import numpy as np
 import polars as pl
 
-from ofc_stats.canonical import CanonicalBatch
-from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
+from ofc_stats.engine.rules import Row, Variant
+from ofc_stats.formats import BATCH_HANDS, Format
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
+    ReadBatch,
     SplitFile,
     Units,
     card_lists,
@@ -56,7 +58,6 @@ from ofc_stats.formats.streaming import (
     strings_between,
 )
 from ofc_stats.formats.writing import check_writable, decimal_text, local_time_text
-from ofc_stats.rules import Row, Variant
 
 QUOTE = ord('"')
 REQUIRED = ("hand_id", "started_at", "player", "top", "middle", "bottom")

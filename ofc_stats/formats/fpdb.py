@@ -37,12 +37,14 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from ofc_stats.canonical import CanonicalBatch
-from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
+from ofc_stats.engine.rules import Row, Variant
+from ofc_stats.formats import BATCH_HANDS, Format
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.jsonl import decode_json, hands_query, syntax_errors
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
+    ReadBatch,
     SplitFile,
     Units,
     empty_problems,
@@ -66,7 +68,6 @@ from ofc_stats.formats.writing import (
     street_entries,
     write_json_lines,
 )
-from ofc_stats.rules import Row, Variant
 
 _TEXT = "VARCHAR"
 _STRUCTURE = json.dumps({

@@ -1,13 +1,13 @@
 """Native OFC JSON Lines (``.jsonl``), version 1: one hand per line.
 
 Each line is one JSON object tagged ``"format": "ofc-hh", "version": 1``; the
-JSON Schema is ``ofc_stats/schemas/ofc-hand-v1.schema.json`` and docs/formats.md
+JSON Schema is ``ofc_stats/formats/ofc-hand-v1.schema.json`` and docs/formats.md
 has a full example. It carries every field of the canonical records, streets
 included, so it is the format to export to and to archive in.
 
 Reading is vectorised: the lines of a chunk go to DuckDB's JSON reader in one
 query (every scalar as text, card lists as their JSON text), then polars flattens
-them into the raw frames :func:`ofc_stats.canonical.normalise` checks.
+them into the raw frames :func:`ofc_stats.formats.canonical.normalise` checks.
 """
 
 from __future__ import annotations
@@ -19,12 +19,13 @@ from typing import BinaryIO
 import numpy as np
 import polars as pl
 
-from ofc_stats.canonical import CanonicalBatch
-from ofc_stats.duckdb_connection import duckdb_cursor
-from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
+from ofc_stats.engine.rules import Row
+from ofc_stats.formats import BATCH_HANDS, Format
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
+    ReadBatch,
     SplitFile,
     Units,
     empty_problems,
@@ -50,7 +51,7 @@ from ofc_stats.formats.writing import (
     street_entries,
     write_json_lines,
 )
-from ofc_stats.rules import Row
+from ofc_stats.util.duckdb_connection import duckdb_cursor
 
 FORMAT_TAG = "ofc-hh"
 VERSION = 1

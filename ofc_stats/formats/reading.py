@@ -5,9 +5,9 @@ A reader works in two steps. Its parser first *splits* each
 cheaply and chunk by chunk, finding where hands start and end; the damage it sees on
 the way (undecodable bytes, a half-written last hand) becomes problems. Once about
 ``batch_hands`` units are gathered, it *parses* them all at once into the raw frames
-:func:`ofc_stats.canonical.normalise` takes (see its module doc), which checks them in
+:func:`ofc_stats.formats.canonical.normalise` takes (see its module doc), which checks them in
 bulk. :func:`read_batches` drives the two steps and yields
-:class:`~ofc_stats.formats.ReadBatch` objects; doing the heavy work per batch, not per
+:class:`ReadBatch` objects; doing the heavy work per batch, not per
 chunk, keeps the fixed cost of each vectorised step small.
 """
 
@@ -19,14 +19,15 @@ from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from ofc_stats.canonical import MAX_RAW_CHARS, PROBLEMS_SCHEMA, CanonicalBatch, normalise
-from ofc_stats.cards import card_codes_expr
+from ofc_stats.engine.cards import card_codes_expr
+from ofc_stats.engine.rules import Row
+from ofc_stats.formats.canonical import MAX_RAW_CHARS, CanonicalBatch, normalise
 from ofc_stats.formats.streaming import (
     ByteSource,
     Positions,
@@ -34,10 +35,7 @@ from ofc_stats.formats.streaming import (
     string_buffers,
     strings_between,
 )
-from ofc_stats.rules import Row
-
-if TYPE_CHECKING:
-    from ofc_stats.formats import ReadBatch
+from ofc_stats.warehouse.schemas import PROBLEMS_SCHEMA
 
 # A card token inside a list's JSON text ('["Ah","Kd"]') or a space-separated string.
 CARD_TOKEN = r"[^\s,\[\]\"]+"
@@ -50,6 +48,19 @@ PARSE_THREADS = min(2, os.cpu_count() or 1)
 # A batch also ends after this much text (and the rest of its chunk): what parsing holds
 # follows the bytes, and hands differ in size (four players, Fantasyland, fpdb's JSON).
 BATCH_BYTES = 16 << 20
+
+
+@dataclass(frozen=True)
+class ReadBatch:
+    """One batch of a file read, with how far into the file it got.
+
+    ``end_offset`` is the byte offset in the (decompressed) input just after the last
+    complete hand of this batch: reading again from there yields only new hands, so
+    a file that grows (a live session appending) can be imported incrementally.
+    """
+
+    batch: CanonicalBatch
+    end_offset: int
 
 
 def file_index(line: str = "line") -> pl.Expr:
@@ -154,8 +165,6 @@ def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
     in order. Parsing is polars, numpy and DuckDB work that releases the GIL, so on
     two cores two batches in flight use both. At most that many are held at once.
     """
-    from ofc_stats.formats import ReadBatch
-
     batch_hands = max(1, batch_hands)
     with ThreadPoolExecutor(max_workers=PARSE_THREADS, thread_name_prefix="ofc-parse") as pool:
         in_flight: deque[tuple[Future[CanonicalBatch], int]] = deque()

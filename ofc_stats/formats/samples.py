@@ -4,7 +4,7 @@ Every field a format can carry gets a value somewhere: streets with placements a
 Pineapple discards, Fantasyland hands (all cards on the first street), time zone
 offsets (and times without one), point values and currencies, reported points and
 royalties, stacks, names with spaces and accents. Boards are dealt at random, so
-many of them foul, as in :func:`ofc_stats.bench.random_deals`.
+many of them foul, as in :func:`ofc_stats.bench.data.random_deals`.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from ofc_stats.canonical import CanonicalBatch, normalise
-from ofc_stats.cards import CARD_NAMES, N_CARDS, card_names_expr
-from ofc_stats.rules import Row, Variant
+from ofc_stats.engine.cards import CARD_NAMES, N_CARDS, card_names_expr
+from ofc_stats.engine.rules import Row, Variant
+from ofc_stats.formats.canonical import CanonicalBatch, normalise
 
 NAMES = ("Ivey", "Hellmuth", "Zoë", "Phil Galfond", "dwan_88", "Ōkubo", "Ana-María",
          "x", "Lisa (home)", "ABC123")

@@ -33,11 +33,13 @@ from typing import BinaryIO
 import numpy as np
 import polars as pl
 
-from ofc_stats.canonical import CanonicalBatch
-from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch
+from ofc_stats.engine.rules import Row, Variant
+from ofc_stats.formats import BATCH_HANDS, Format
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
+    ReadBatch,
     SplitFile,
     Units,
     empty_problems,
@@ -59,7 +61,6 @@ from ofc_stats.formats.writing import (
     local_time_text,
     street_entries,
 )
-from ofc_stats.rules import Row, Variant
 
 HEADER = (r"^(?P<site>\S.*?) Hand #(?P<hand_id>\S+): (?P<variant>[^\[(]+?)"
           r"(?: \[(?P<ruleset>[^\]]*)\])?"

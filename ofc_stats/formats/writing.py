@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING, BinaryIO
 
 import polars as pl
 
-from ofc_stats.cards import card_names_expr
+from ofc_stats.engine.cards import card_names_expr
 from ofc_stats.formats import FormatWriteError
 
 if TYPE_CHECKING:
-    from ofc_stats.canonical import CanonicalBatch
-from ofc_stats.rules import Row
+    from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.engine.rules import Row
 
 
 def local_time_text(separator: str = "T") -> pl.Expr:

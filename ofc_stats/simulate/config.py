@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from types import MappingProxyType
 
+from ofc_stats.engine.rules import Variant
 from ofc_stats.errors import OfcStatsError
-from ofc_stats.rules import Variant
 
 
 class SimulationError(OfcStatsError, ValueError):

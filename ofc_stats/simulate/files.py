@@ -23,8 +23,8 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
-from ofc_stats.canonical import CanonicalBatch
 from ofc_stats.formats import Format, FormatWriter, get_writer
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.simulate import Simulation
 from ofc_stats.simulate.config import Fault, FaultKind, SimulationConfig, SimulationError
 

@@ -33,8 +33,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.evaluate import ROYALTY_SHIFT, evaluate_rows
-from ofc_stats.scoring import RuleTables
+from ofc_stats.engine.evaluate import ROYALTY_SHIFT, evaluate_rows
+from ofc_stats.engine.scoring import RuleTables
 
 I8 = npt.NDArray[np.int8]
 I16 = npt.NDArray[np.int16]

@@ -10,20 +10,13 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from ofc_stats.canonical import (
-    HANDS_SCHEMA,
-    PROBLEMS_SCHEMA,
-    SEATS_SCHEMA,
-    STREETS_SCHEMA,
-    CanonicalBatch,
-    card_frame,
-    content_hash,
-    row_text_exprs,
-)
-from ofc_stats.cards import card_names_expr
-from ofc_stats.rules import Variant
+from ofc_stats.engine.boards import card_frame, row_text_exprs
+from ofc_stats.engine.cards import card_names_expr
+from ofc_stats.engine.rules import Variant
+from ofc_stats.formats.canonical import CanonicalBatch, content_hash
 from ofc_stats.simulate.placement import DISCARD
 from ofc_stats.simulate.tables import GroupResult, PlayerPool, TablePlan
+from ofc_stats.warehouse.schemas import HANDS_SCHEMA, PROBLEMS_SCHEMA, SEATS_SCHEMA, STREETS_SCHEMA
 
 I64 = npt.NDArray[np.int64]
 

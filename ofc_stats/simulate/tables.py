@@ -22,8 +22,8 @@ from decimal import Decimal
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.rules import Variant, get_ruleset
-from ofc_stats.scoring import RuleTables, compile_rules, score_batch
+from ofc_stats.engine.rules import Variant, get_ruleset
+from ofc_stats.engine.scoring import RuleTables, compile_rules, score_batch
 from ofc_stats.simulate.config import FaultKind
 from ofc_stats.simulate.placement import place
 

@@ -21,16 +21,15 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ofc_stats.db import named_queries
-from ofc_stats.duckdb_connection import open_duckdb
-from ofc_stats.fantasyland import (
+from ofc_stats.analysis.fantasyland import (
     DEFAULT_BREAK_MINUTES,
     DUCKDB_MEMORY_LIMIT,
-    FL_TRANSITIONS_SCHEMA,
     transitions_sql,
 )
+from ofc_stats.db.queries import named_queries
 from ofc_stats.spark.frames import arrow_batches, arrow_schema, from_arrow, spark_schema
-from ofc_stats.warehouse_scoring import DEFAULT_SCORING
+from ofc_stats.util.duckdb_connection import open_duckdb
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING, FL_TRANSITIONS_SCHEMA
 
 TABLE_KEY = ["site", "table"]
 # What the transitions query reads of each board.

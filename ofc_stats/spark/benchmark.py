@@ -24,7 +24,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ofc_stats.bench import _run_json, build_benchmark_warehouse
+from ofc_stats.bench.data import build_benchmark_warehouse
+from ofc_stats.bench.processes import run_json
 
 WARM_UP_HANDS = 2_000
 
@@ -131,7 +132,7 @@ def run_master(warehouse_root: Path, master: str, output: Path) -> SparkRun:
     from ofc_stats.spark.scoring import score_seats
     from ofc_stats.spark.session import spark_session
     from ofc_stats.warehouse import Warehouse
-    from ofc_stats.warehouse_scoring import DEFAULT_SCORING
+    from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
     started = time.perf_counter()
     spark = spark_session(master, app_name="ofc-stats bench", config={
@@ -175,7 +176,7 @@ def benchmark_spark(hands: int = 1_000_000, masters: Sequence[str] = ("local[1]"
         build_benchmark_warehouse(root, hands * 3, 3, seed=seed, with_hands=True)
         built = time.perf_counter() - started
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        local = _run_json("score", "--warehouse", str(root))
+        local = run_json("score", "--warehouse", str(root))
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         local_cpu = (after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime)
         runs = []

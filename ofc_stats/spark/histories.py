@@ -43,27 +43,14 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ofc_stats import formats
-from ofc_stats.canonical import (
-    HANDS_SCHEMA,
-    PROBLEMS_SCHEMA,
-    SEATS_SCHEMA,
-    STREETS_SCHEMA,
-    CanonicalBatch,
-)
 from ofc_stats.formats import SNIFF_BYTES, Format, UnknownFormatError
-from ofc_stats.ingest import (
-    DETAILS,
-    READ_BATCH_HANDS,
-    _as_format,
-    _describe,
-    _seat_hand_rows,
-    conflict_rejects,
-    detail_matrix,
-    differing_details,
-    hand_keys,
-    seat_lines,
-)
-from ofc_stats.sources import (
+from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.ingest.conflicts import conflict_reject_rows, differing_details, seat_lines
+from ofc_stats.ingest.keys import DETAILS, _seat_hand_rows, detail_matrix, hand_keys
+from ofc_stats.ingest.reading import failure_reason as _describe
+from ofc_stats.ingest.reading import file_reject as _reject
+from ofc_stats.ingest.run import READ_BATCH_HANDS, _as_format
+from ofc_stats.ingest.sources import (
     GLOB_CHARACTERS,
     Compression,
     Source,
@@ -83,6 +70,12 @@ from ofc_stats.spark.frames import (
     map_whole_groups,
     spark_schema,
     tagged_batches,
+)
+from ofc_stats.warehouse.schemas import (
+    HANDS_SCHEMA,
+    PROBLEMS_SCHEMA,
+    SEATS_SCHEMA,
+    STREETS_SCHEMA,
 )
 
 # Columns every part's rows may carry besides its own (null where they do not apply).
@@ -202,12 +195,6 @@ def list_history_files(spark: SparkSession, paths: Sequence[str]
 
 
 # -- one file on an executor ------------------------------------------------------------
-
-
-def _reject(file: str, kind: str, reason: str) -> pl.DataFrame:
-    return pl.DataFrame([{"file": file, "line": None, "site": None, "hand_id": None,
-                          "kind": kind, "reason": reason, "raw": None}],
-                        schema=PROBLEMS_SCHEMA)
 
 
 def _street_lines(hands: pl.DataFrame, streets: pl.DataFrame) -> pl.Series:
@@ -373,7 +360,7 @@ def _seat_text(seats: pl.DataFrame) -> pl.DataFrame:
 
 
 def _conflict_rows(frame: pl.DataFrame) -> pl.DataFrame:
-    return conflict_rejects(frame)
+    return conflict_reject_rows(frame)
 
 
 def read_histories(spark: SparkSession, paths: str | Sequence[str],

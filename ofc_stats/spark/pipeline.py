@@ -19,15 +19,15 @@ from pyspark.errors import AnalysisException
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
+from ofc_stats.analysis.fantasyland import FL_ERRORS
+from ofc_stats.engine.rules import Ruleset
 from ofc_stats.errors import OfcStatsError
-from ofc_stats.fantasyland import FL_ERRORS
-from ofc_stats.rules import Ruleset
 from ofc_stats.spark.analysis import fantasyland_transitions
 from ofc_stats.spark.histories import read_histories
 from ofc_stats.spark.scoring import score_seats
 from ofc_stats.spark.session import parallelism
 from ofc_stats.warehouse import partition_folder
-from ofc_stats.warehouse_scoring import DEFAULT_SCORING
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 # zstd at its fastest level, as the warehouse writes its own files.
 PARQUET_COMPRESSION = "zstd"

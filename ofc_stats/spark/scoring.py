@@ -19,20 +19,17 @@ import polars as pl
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ofc_stats.boards import BATCH_BOARDS, boards_table_from_codes, score_hands
-from ofc_stats.canonical import SEATS_SCHEMA
+from ofc_stats.analysis.score import HAND_KEY, SEAT_COLUMNS, scoring_name
+from ofc_stats.analysis.score import score_seats as score_seat_frame
+from ofc_stats.engine.boards import BATCH_BOARDS, boards_table_from_codes, score_hands
+from ofc_stats.engine.rules import Row, Ruleset, get_ruleset
 from ofc_stats.errors import BoardsError
-from ofc_stats.rules import Row, Ruleset, get_ruleset
 from ofc_stats.spark.frames import map_whole_groups, spark_type
-from ofc_stats.warehouse_scoring import (
+from ofc_stats.warehouse.schemas import (
     DEFAULT_SCORING,
-    HAND_KEY,
-    SEAT_COLUMNS,
-    scored_schemas,
-    scoring_name,
-)
-from ofc_stats.warehouse_scoring import (
-    score_seats as score_seat_frame,
+    MATCHUPS_SCHEMA,
+    PLAYER_HANDS_SCHEMA,
+    SEATS_SCHEMA,
 )
 
 BOARD_KEY = ["hand_id"]
@@ -146,7 +143,7 @@ def score_seats(seats: DataFrame, ruleset: str | Path | Ruleset | None = None, *
         raise BoardsError(f"seats lack column(s): {', '.join(missing)}")
     columns = seats.select(*(F.col(name).cast(spark_type(SEATS_SCHEMA[name]))
                              for name in SEAT_COLUMNS))
-    players_schema, matchups_schema = scored_schemas()
+    players_schema, matchups_schema = PLAYER_HANDS_SCHEMA, MATCHUPS_SCHEMA
 
     def scored(matchups: bool, schema: pl.Schema) -> DataFrame:
         work = functools.partial(_seat_scores, scoring=scoring, forced=forced,

@@ -1,0 +1,187 @@
+"""``ofc-stats audit``: every place where the history and the rules disagree.
+
+Reads what ``score`` wrote (the default scoring) and what ``ingest`` set aside:
+
+==================  ========  ===============================================
+kind                severity  found where
+==================  ========  ===============================================
+``points``          error     reported points differ from ours (a hand)
+``royalties``       error     reported royalties differ from ours (a hand)
+``fl_missing``      error     Fantasyland earned, not given (fl_transitions)
+``fl_unearned``     error     Fantasyland given, not earned
+``fl_cards``        error     Fantasyland with the wrong number of cards
+``impossible``      error     a board that cannot exist: duplicate cards, a row
+                              too long, an unreadable card (rejects), or an
+                              incomplete board, a joker, a wrong player count
+                              (flagged by the scorer)
+``gap``             info      hands missing from a table's history
+``left_in_fl``      info      a player left the table while due Fantasyland
+==================  ========  ===============================================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import polars as pl
+
+from ofc_stats.errors import OfcStatsError
+from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
+
+ERROR_KINDS = ("points", "royalties", "fl_missing", "fl_unearned", "fl_cards", "impossible")
+INFO_KINDS = ("gap", "left_in_fl")
+IMPOSSIBLE_REJECTS = ("duplicate card", "row size", "card", "players", "seat")
+
+FINDINGS_SCHEMA = pl.Schema({
+    "kind": pl.String(),
+    "severity": pl.String(),
+    "site": pl.String(),
+    "table": pl.String(),
+    "hand_id": pl.String(),
+    "started_at": pl.Datetime("us", "UTC"),
+    "player": pl.String(),
+    "detail": pl.String(),
+    "ours": pl.String(),
+    "reported": pl.String(),
+    "boards": pl.String(),
+    "source": pl.String(),
+})
+
+
+class NotScoredError(OfcStatsError):
+    """The warehouse holds hands that were never scored."""
+
+
+@dataclass(frozen=True)
+class AuditReport:
+    """Findings (one row each) and their counts per kind and site."""
+
+    findings: pl.DataFrame
+    summary: pl.DataFrame
+
+    @property
+    def errors(self) -> int:
+        """How many findings are errors (not information)."""
+        return self.findings.filter(pl.col("severity") == "error").height
+
+
+def _signed(column: str) -> pl.Expr:
+    value = pl.col(column)
+    return pl.when(value > 0).then(pl.format("+{}", value)).otherwise(value.cast(pl.String))
+
+
+def _finding(frame: pl.LazyFrame, kind: str, severity: str, **columns: pl.Expr
+             ) -> pl.LazyFrame:
+    values = {name: pl.lit(None, dtype) for name, dtype in FINDINGS_SCHEMA.items()}
+    values.update({"kind": pl.lit(kind), "severity": pl.lit(severity)})
+    values.update(columns)
+    return frame.select(**{name: expr.cast(FINDINGS_SCHEMA[name])
+                           for name, expr in values.items()})
+
+
+def _reported_mismatches(warehouse: Warehouse) -> list[pl.LazyFrame]:
+    player_hands = warehouse.scan("player_hands", DEFAULT_SCORING)
+    if not warehouse.files("player_hands", DEFAULT_SCORING):
+        return []
+    seats = warehouse.scan("seats").select(
+        "site", "hand_id", "seat",
+        pl.format("{}: {} / {} / {}", "player", "top", "middle", "bottom").alias("board"))
+    parts = []
+    for kind, ours, reported in (("points", "points", "reported_points"),
+                                 ("royalties", "royalties", "reported_royalties")):
+        wrong_hands = (player_hands.filter(pl.col(reported).is_not_null()
+                                           & (pl.col(reported) != pl.col(ours)))
+                       .select("site", "hand_id").unique())
+        rows = (player_hands.join(wrong_hands, on=["site", "hand_id"], how="semi")
+                .join(seats, on=["site", "hand_id", "seat"], how="left")
+                .sort("site", "hand_id", "seat")
+                .group_by("site", "hand_id", maintain_order=True)
+                .agg(pl.col("table").first(), pl.col("started_at").first(),
+                     pl.format("{} {}", "player", _signed(ours)).str.join(", ").alias("ours"),
+                     pl.format("{} {}", "player", _signed(reported)).str.join(", ")
+                     .alias("reported"),
+                     pl.col("player").filter(pl.col(reported) != pl.col(ours))
+                     .str.join(", ").alias("players"),
+                     pl.col("board").str.join("; ").alias("boards")))
+        parts.append(_finding(
+            rows, kind, "error", site=pl.col("site"), table=pl.col("table"),
+            hand_id=pl.col("hand_id"), started_at=pl.col("started_at"),
+            player=pl.col("players"),
+            detail=pl.format(f"reported {kind} differ from ours for {{}}", pl.col("players")),
+            ours=pl.col("ours"), reported=pl.col("reported"), boards=pl.col("boards")))
+    return parts
+
+
+def _fantasyland(warehouse: Warehouse) -> list[pl.LazyFrame]:
+    if not warehouse.files("fl_transitions"):
+        return []
+    transitions = warehouse.scan("fl_transitions")
+    parts = []
+    for status in ("fl_missing", "fl_unearned", "fl_cards"):
+        parts.append(_finding(
+            transitions.filter(pl.col("status") == status), status, "error",
+            site=pl.col("site"), table=pl.col("table"), hand_id=pl.col("hand_id"),
+            started_at=pl.col("started_at"), player=pl.col("player"), detail=pl.col("reason"),
+            ours=pl.format("{} ({} cards)", pl.when(pl.col("expected_fl"))
+                           .then(pl.lit("Fantasyland")).otherwise(pl.lit("normal hand")),
+                           pl.col("expected_cards").cast(pl.String).fill_null("-")),
+            reported=pl.format("{} ({} cards)", pl.when(pl.col("recorded_fl"))
+                               .then(pl.lit("Fantasyland")).otherwise(pl.lit("normal hand")),
+                               pl.col("recorded_cards").cast(pl.String).fill_null("-"))))
+    gaps = transitions.filter((pl.col("status") == "gap") & pl.col("player").is_null())
+    parts.append(_finding(
+        gaps, "gap", "info", site=pl.col("site"), table=pl.col("table"),
+        hand_id=pl.col("hand_id"), started_at=pl.col("started_at"),
+        detail=pl.format("hands missing between {} and {}; Fantasyland not checked across",
+                         pl.col("prev_hand_id"), pl.col("hand_id"))))
+    parts.append(_finding(
+        transitions.filter(pl.col("status") == "left_in_fantasyland"), "left_in_fl", "info",
+        site=pl.col("site"), table=pl.col("table"), hand_id=pl.col("hand_id"),
+        started_at=pl.col("started_at"), player=pl.col("player"), detail=pl.col("reason")))
+    return parts
+
+
+def _impossible(warehouse: Warehouse) -> list[pl.LazyFrame]:
+    parts = []
+    if warehouse.files("rejects"):
+        parts.append(_finding(
+            warehouse.scan("rejects").filter(pl.col("kind").is_in(IMPOSSIBLE_REJECTS)),
+            "impossible", "error", site=pl.col("site"), hand_id=pl.col("hand_id"),
+            detail=pl.col("reason"),
+            source=pl.format("{}:{}", pl.col("file"), pl.col("line").cast(pl.String)
+                             .fill_null("?"))))
+    if warehouse.files("player_hands", DEFAULT_SCORING):
+        flagged = warehouse.scan("player_hands", DEFAULT_SCORING).filter(
+            pl.col("problem").is_not_null())
+        seats = warehouse.scan("seats").select(
+            "site", "hand_id", "seat",
+            pl.format("{} / {} / {}", "top", "middle", "bottom").alias("board"))
+        parts.append(_finding(
+            flagged.join(seats, on=["site", "hand_id", "seat"], how="left"), "impossible",
+            "error", site=pl.col("site"), table=pl.col("table"), hand_id=pl.col("hand_id"),
+            started_at=pl.col("started_at"), player=pl.col("player"),
+            detail=pl.col("problem"), boards=pl.col("board")))
+    return parts
+
+
+def audit_warehouse(warehouse: Warehouse) -> AuditReport:
+    """Every disagreement between the stored histories and the rules.
+
+    Raises:
+        NotScoredError: the warehouse has hands but ``score`` never ran.
+    """
+    if warehouse.files("hands") and not warehouse.files("player_hands", DEFAULT_SCORING):
+        raise NotScoredError("the warehouse has hands but no scores: run 'ofc-stats score' first")
+    parts = [*_reported_mismatches(warehouse), *_fantasyland(warehouse),
+             *_impossible(warehouse)]
+    findings = (pl.concat([part.collect() for part in parts]) if parts
+                else FINDINGS_SCHEMA.to_frame())
+    order = {kind: rank for rank, kind in enumerate((*ERROR_KINDS, *INFO_KINDS))}
+    findings = (findings.with_columns(pl.col("kind").replace_strict(order).alias("_order"))
+                .sort("_order", "site", "started_at", "hand_id", "player", nulls_last=True)
+                .drop("_order"))
+    summary = (findings.group_by("kind", "severity", "site").agg(pl.len().alias("count"))
+               .with_columns(pl.col("kind").replace_strict(order).alias("_order"))
+               .sort("_order", "site").drop("_order"))
+    return AuditReport(findings=findings, summary=summary)

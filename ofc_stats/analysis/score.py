@@ -1,0 +1,373 @@
+"""``ofc-stats score``: run the scorer over every stored hand.
+
+Reads the warehouse's ``seats`` files one at a time (a hand's boards are contiguous
+in one file, and each seat row carries its hand's variant, table and time, so no
+join is needed), scores the hands not yet scored, and writes ``player_hands`` and
+``matchups`` into a partition named after the scoring: ``default`` (each hand under
+the preset its variant implies) or the name of a forced ruleset, a what-if stored
+beside the default, never over it. Then it follows Fantasyland across hands
+(:mod:`ofc_stats.analysis.fantasyland`) for the default scoring.
+
+Memory is bounded by one seats file (ingest writes batches; compaction caps files
+at about two million rows) plus the keys of the hands already scored.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TypeVar
+
+import numpy as np
+import polars as pl
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
+
+from ofc_stats.analysis.fantasyland import refresh_transitions
+from ofc_stats.engine.boards import BATCH_BOARDS, CARD_COLUMNS, card_frame_arrays, score_arrays
+from ofc_stats.engine.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
+from ofc_stats.engine.scoring import RuleTables, compile_rules
+from ofc_stats.util.memory import peak_memory_mb
+from ofc_stats.warehouse import (
+    PendingFile,
+    StagedFile,
+    TableFile,
+    Warehouse,
+    atomic_write_bytes,
+)
+from ofc_stats.warehouse.catalog import refresh_database
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
+from ofc_stats.warehouse.upgrade import upgrade_warehouse
+
+# Per scoring: which rules its stored rows were computed under (a digest, so that a
+# ruleset file edited since is noticed and everything rescored) and which seats files
+# it has scored whole (not read again: a run with nothing new reads no seats).
+SCORINGS_FILE = "scorings.json"
+HAND_KEY = ["site", "hand_id"]
+SEAT_COLUMNS = ["site", "hand_id", "variant", "table", "started_at", "seat", "player",
+                "in_fantasyland", "fl_cards", *CARD_COLUMNS, "reported_points",
+                "reported_royalties"]
+# Seat columns carried into player_hands beside the scores.
+CARRIED = ["variant", "table", "started_at", "seat", "player", "in_fantasyland", "fl_cards",
+           "reported_points", "reported_royalties"]
+# Hand columns repeated on each matchup, so head-to-head queries need no join.
+MATCHUP_HAND_COLUMNS = ["variant", "table", "started_at"]
+COMPACT_WHEN_FILES = 32
+# Chunks of a seats file scored at once (each in a thread), and their size: memory is
+# bounded by these, whatever the size of the files or the warehouse.
+SCORING_THREADS = min(2, os.cpu_count() or 1)
+CHUNK_ROWS = 1 << 18
+
+ProgressCallback = Callable[[int, int], None]  # (seats files done, of how many)
+_Item = TypeVar("_Item")
+_Result = TypeVar("_Result")
+
+
+@dataclass(frozen=True)
+class ScoreSummary:
+    """What one ``score`` run did."""
+
+    scoring: str
+    ruleset: str  # the forced ruleset's name, or "by variant"
+    rescored: bool
+    rules_changed: bool  # the scoring's rules differ from its stored rows': all rescored
+    hands: int
+    player_hands: int
+    matchups: int
+    transitions: int  # rows of fl_transitions: Fantasyland checks and gaps
+    fl_errors: int
+    database: str | None  # the refreshed DuckDB file; None if it could not be written
+    seconds: float
+    transitions_seconds: float  # of ``seconds``: following Fantasyland across hands
+    player_hands_per_second: float
+    peak_memory_mb: float
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values, for JSON output."""
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class _ScoredFile:
+    """Seats scored into staged (not yet committed) files."""
+
+    files: list[StagedFile]
+    hands: int
+    player_rows: int
+    matchup_rows: int
+    tables: list[pl.DataFrame] = dataclasses.field(default_factory=list)  # site, table
+
+
+def _in_parallel(work: Callable[[_Item], _Result], items: Iterable[_Item]) -> Iterator[_Result]:
+    """``work`` over ``items`` on ``SCORING_THREADS`` threads, results in order.
+
+    numpy, polars and the Parquet writer release the GIL for their heavy loops, so
+    two chunks in flight keep both cores busy; at most that many are held in memory.
+    """
+    with ThreadPoolExecutor(max_workers=SCORING_THREADS) as pool:
+        pending: deque[Future[_Result]] = deque()
+        for item in items:
+            pending.append(pool.submit(work, item))
+            if len(pending) >= SCORING_THREADS:
+                yield pending.popleft().result()
+        while pending:
+            yield pending.popleft().result()
+
+
+def _seat_chunks(path: Path, rows: int = CHUNK_ROWS) -> Iterator[pl.DataFrame]:
+    """The rows of a seats file in chunks of about ``rows``, each made of whole hands
+    (ingest writes a hand's seats together; the hand a chunk ends on moves to the
+    next chunk)."""
+    seats = pl.scan_parquet(path).select(SEAT_COLUMNS)
+    carry: pl.DataFrame | None = None
+    for offset in range(0, pq.read_metadata(path).num_rows, rows):
+        chunk = seats.slice(offset, rows).collect()  # reads only the row groups it needs
+        if carry is not None:
+            # One contiguous chunk: gathers over several cost several times as much.
+            chunk = pl.concat([carry, chunk], rechunk=True)
+        last = chunk.select(HAND_KEY).tail(1)
+        last_hand = chunk.select(pl.all_horizontal(
+            pl.col(key) == last[key][0] for key in HAND_KEY)).to_series()
+        start = int(last_hand.arg_true()[0])
+        if start > 0:
+            yield chunk.head(start)
+        carry = chunk.slice(start)
+    if carry is not None and not carry.is_empty():
+        yield carry
+
+
+def scoring_name(ruleset: str | Path | Ruleset | None) -> str:
+    """The partition a scoring is stored under."""
+    return DEFAULT_SCORING if ruleset is None else get_ruleset(ruleset).name
+
+
+def score_seats(seats: pl.DataFrame, scoring: str, forced: Ruleset | None,
+                batch_boards: int = BATCH_BOARDS) -> tuple[pl.DataFrame, pl.DataFrame, int]:
+    """Score stored seat rows (hands contiguous) into player_hands and matchups rows.
+
+    Without a forced ruleset each hand is scored under its variant's preset.
+
+    Returns:
+        player_hands rows, matchups rows, and the number of hands.
+    """
+    if forced is None:
+        groups = [(ruleset_for_variant(str(variant)), seats.filter(pl.col("variant") == variant))
+                  for variant in seats["variant"].unique(maintain_order=True).to_list()]
+    else:
+        groups = [(forced, seats)]
+    players_parts, matchup_parts = [], []
+    hands = 0
+    for ruleset, group in groups:
+        ordered, arrays = card_frame_arrays(group, HAND_KEY)
+        hands += len(arrays.hand_starts) - 1
+        scored = score_arrays(ordered, arrays, compile_rules(ruleset), keys=HAND_KEY,
+                              board_columns=CARRIED, hand_columns=MATCHUP_HAND_COLUMNS,
+                              batch_boards=batch_boards)
+        labels = [pl.lit(scoring, pl.Categorical).alias("scoring"),
+                  pl.lit(ruleset.name, pl.Categorical).alias("ruleset")]
+        players_parts.append(scored.players.with_columns(labels))
+        matchup_parts.append(scored.matchups.with_columns(labels))
+    return pl.concat(players_parts), pl.concat(matchup_parts), hands
+
+
+def rules_digest(forced: Ruleset | None) -> str:
+    """A fingerprint of what the scorer reads for a scoring: the compiled rule tables
+    of the forced ruleset, or of every variant's preset (names do not count)."""
+    rulesets = [forced] if forced is not None else [ruleset_for_variant(v.value)
+                                                    for v in Variant]
+    digest = hashlib.sha256()
+    for ruleset in rulesets:
+        tables = compile_rules(ruleset)
+        for item in dataclasses.fields(RuleTables):
+            value = getattr(tables, item.name)
+            digest.update(value.tobytes() if isinstance(value, np.ndarray)
+                          else repr(value).encode())
+    return digest.hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class _ScoringRecord:
+    """What ``scorings.json`` says of one scoring."""
+
+    rules: str  # rules_digest of the rules its rows were computed under
+    seats_files: frozenset[str] = frozenset()  # seats files it has scored whole
+    # Rows were added since fl_transitions was last refreshed (a run stopped between
+    # its commits and the refresh): the next run follows every table again.
+    transitions_stale: bool = False
+
+
+def _stored_scorings(warehouse: Warehouse) -> dict[str, _ScoringRecord]:
+    path = warehouse.root / SCORINGS_FILE
+    try:
+        stored = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(stored, dict):
+        return {}
+    records = {}
+    for name, value in stored.items():
+        if isinstance(value, dict):
+            records[str(name)] = _ScoringRecord(str(value.get("rules")), frozenset(
+                str(path) for path in value.get("seats_files", [])),
+                bool(value.get("transitions_stale", False)))
+        else:  # written by an earlier version: the digest alone
+            records[str(name)] = _ScoringRecord(str(value))
+    return records
+
+
+def _record_scoring(warehouse: Warehouse, scoring: str, record: _ScoringRecord) -> None:
+    stored = _stored_scorings(warehouse)
+    if stored.get(scoring) != record:
+        stored[scoring] = record
+        data = {name: {"rules": item.rules, "seats_files": sorted(item.seats_files),
+                       "transitions_stale": item.transitions_stale}
+                for name, item in stored.items()}
+        atomic_write_bytes(warehouse.root / SCORINGS_FILE,
+                           json.dumps(data, indent=1, sort_keys=True).encode())
+
+
+def _contiguous(seats: pl.DataFrame) -> pl.DataFrame:
+    """Seats with each hand's rows together (ingest writes them so; this checks).
+
+    The hands' rows are together when no hand starts a run of rows twice: only the
+    run starts (a third of the rows) are counted, by hand id alone first: there are
+    at least as many runs as hands and as many hands as ids, so as many ids as runs
+    settles it.
+    """
+    starts = pl.any_horizontal(
+        [pl.col(key) != pl.col(key).shift(1) for key in HAND_KEY]).fill_null(True)
+    run_starts = seats.lazy().filter(starts)
+    runs = run_starts.select(pl.len().alias("runs"),
+                             pl.col("hand_id").n_unique().alias("ids")).collect()
+    if runs["runs"][0] == runs["ids"][0]:
+        return seats
+    hands = run_starts.select(pl.struct(HAND_KEY).n_unique()).collect().item()
+    if runs["runs"][0] == hands:
+        return seats
+    return seats.sort(HAND_KEY, maintain_order=True)
+
+
+def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None = None, *,
+                    rescore: bool = False, progress: ProgressCallback | None = None,
+                    batch_boards: int = BATCH_BOARDS) -> ScoreSummary:
+    """Score every stored hand not yet scored under this scoring (all with ``rescore``).
+
+    Incremental runs commit after each seats file; a rescore writes the new files
+    first and swaps them in with one commit, so readers see the old scoring or the
+    new one, never a mix. A kill part-way leaves whole commits and a re-run finishes.
+    """
+    forced = None if ruleset is None else get_ruleset(ruleset)
+    scoring = scoring_name(forced)
+    started = time.perf_counter()
+    hands = player_rows = matchup_rows = 0
+    with warehouse.writing():
+        upgrade_warehouse(warehouse)
+        state = warehouse.state()
+        previous = [f.path for table in ("player_hands", "matchups")
+                    for f in state.table_files(table, scoring)]
+        # Rows stored under other rules than these (a ruleset file edited since, a new
+        # version's presets) are all redone; a warehouse without a record keeps its rows.
+        digest = rules_digest(forced)
+        record = _stored_scorings(warehouse).get(scoring)
+        rules_changed = bool(previous) and record is not None and record.rules != digest
+        rescore = rescore or rules_changed
+        if not previous:  # nothing stored could disagree, nothing is scored
+            record = _ScoringRecord(digest)
+            _record_scoring(warehouse, scoring, record)
+        scored_before = (record.seats_files if record is not None and not rescore
+                         else frozenset())
+        all_seat_files = state.table_files("seats")
+        seat_files = [f for f in all_seat_files if f.path not in scored_before]
+        scored_keys = None
+        if not rescore and previous and seat_files:
+            # The hands of these files scored already (files merged by compaction hold
+            # some): looked up for these files' hands only, not the whole scoring.
+            pending = pl.scan_parquet([warehouse.root / f.path for f in seat_files]
+                                      ).select(HAND_KEY).unique()
+            scored_keys = (warehouse.scan("player_hands", scoring).select(HAND_KEY)
+                           .join(pending, on=HAND_KEY, how="semi").unique()
+                           .collect(engine="streaming"))
+        def score_chunk(seats: pl.DataFrame) -> _ScoredFile:
+            if scored_keys is not None:
+                seats = seats.join(scored_keys, on=HAND_KEY, how="anti", maintain_order="left")
+            if seats.is_empty():
+                return _ScoredFile([], 0, 0, 0)
+            players, matchups, scored_hands = score_seats(_contiguous(seats), scoring, forced,
+                                                          batch_boards)
+            files = [warehouse.stage(PendingFile(table, frame, scoring)) for table, frame
+                     in (("player_hands", players), ("matchups", matchups))]
+            return _ScoredFile([f for f in files if f is not None], scored_hands,
+                               players.height, matchups.height,
+                               [seats.select("site", "table").unique()])
+
+        def score_file(seat_file: TableFile) -> _ScoredFile:
+            results = list(_in_parallel(score_chunk,
+                                        _seat_chunks(warehouse.root / seat_file.path)))
+            return _ScoredFile([f for result in results for f in result.files],
+                               sum(r.hands for r in results),
+                               sum(r.player_rows for r in results),
+                               sum(r.matchup_rows for r in results),
+                               [t for result in results for t in result.tables])
+
+        follows_tables = scoring == DEFAULT_SCORING
+        stale_before = record is not None and record.transitions_stale
+        if follows_tables and seat_files and not stale_before:
+            # Before the first commit: a run stopped before its refresh leaves a mark.
+            _record_scoring(warehouse, scoring,
+                            _ScoringRecord(digest, scored_before, transitions_stale=True))
+        touched: list[pl.DataFrame] = []
+        staged: list[StagedFile] = []
+        for done, result in enumerate(map(score_file, seat_files), start=1):
+            if rescore:
+                staged.extend(result.files)
+            elif result.files:
+                warehouse.commit([], staged=result.files, action="score",
+                                 meta={"scoring": scoring,
+                                       "seats_file": seat_files[done - 1].path})
+            hands += result.hands
+            player_rows += result.player_rows
+            matchup_rows += result.matchup_rows
+            touched.extend(result.tables)
+            if progress is not None:
+                progress(done, len(seat_files))
+        if rescore:
+            warehouse.commit([], removes=previous, staged=staged, action="rescore",
+                             meta={"scoring": scoring, "rules": digest})
+        # Files compacted away since leave the record; the files read now join it.
+        still_there = {f.path for f in all_seat_files}
+        scored_files = (scored_before & still_there) | {f.path for f in seat_files}
+        refresh = follows_tables and bool(player_rows or rescore or stale_before)
+        _record_scoring(warehouse, scoring, _ScoringRecord(digest, scored_files,
+                                                           transitions_stale=refresh))
+        for table in ("player_hands", "matchups"):
+            if len(warehouse.state().table_files(table, scoring)) >= COMPACT_WHEN_FILES:
+                warehouse.compact(table)
+        transitions = fl_errors = 0
+        transitions_started = time.perf_counter()
+        if refresh:
+            # Each table's chain is its own: only the tables with new hands are followed
+            # again, unless everything changed (or a run stopped before its refresh).
+            only = (None if rescore or stale_before or not touched
+                    else pl.concat(touched).unique())
+            transitions, fl_errors = refresh_transitions(warehouse, tables=only)
+            _record_scoring(warehouse, scoring, _ScoringRecord(digest, scored_files))
+        transitions_seconds = time.perf_counter() - transitions_started
+        database = refresh_database(warehouse)
+    seconds = time.perf_counter() - started
+    return ScoreSummary(
+        scoring=scoring, ruleset=forced.name if forced else "by variant", rescored=rescore,
+        rules_changed=rules_changed,
+        hands=hands, player_hands=player_rows, matchups=matchup_rows,
+        transitions=transitions, fl_errors=fl_errors,
+        database=None if database is None else str(database), seconds=seconds,
+        transitions_seconds=transitions_seconds,
+        player_hands_per_second=player_rows / seconds if seconds else 0.0,
+        peak_memory_mb=peak_memory_mb(),
+    )

@@ -1,0 +1,239 @@
+"""``ofc-stats bench STAGE``: each stage's throughput and peak memory on this machine."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Annotated
+
+import typer
+
+from ofc_stats.cli.app import JsonOption, bench_app
+from ofc_stats.cli.errors import reported_errors
+
+
+@bench_app.command("scoring")
+def bench_scoring(
+    deals: Annotated[int, typer.Option(min=1, help="Random deals to score.")] = 2_000_000,
+    players: Annotated[int, typer.Option(min=2, max=4, help="Players per deal.")] = 3,
+    ruleset: Annotated[str, typer.Option(help="Preset name or TOML file.")] = "pineapple",
+    batch: Annotated[int, typer.Option(min=16, help="Boards per batch.")] = 1 << 16,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Score random deals generated in memory with the vectorised scorer (one core)."""
+    from ofc_stats.bench.scoring import benchmark_scoring
+
+    with reported_errors():
+        result = benchmark_scoring(deals, players, ruleset, batch, seed)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    typer.echo(
+        f"scored {result.deals:,} {result.players}-player deals ({result.player_hands:,} "
+        f"player-hands, {result.fouled_share:.0%} fouled) under {result.ruleset} "
+        f"in {result.seconds:.2f} s\n"
+        f"  {result.player_hands_per_second / 1e6:.1f} M player-hands/s, "
+        f"{result.deals_per_second / 1e6:.2f} M deals/s (one core)\n"
+        f"  generating the deals took {result.generate_seconds:.2f} s; "
+        f"peak memory {result.peak_memory_mb:,.0f} MiB"
+    )
+
+
+@bench_app.command("formats")
+def bench_formats(
+    hands: Annotated[int, typer.Option(min=1, help="Sample hands to write and read.")] = 100_000,
+    players: Annotated[int, typer.Option(min=2, max=4, help="Players per hand.")] = 3,
+    variant: Annotated[str, typer.Option(help="classic, pineapple, progressive or ultimate.")]
+    = "pineapple",
+    streets: Annotated[bool, typer.Option(
+        "--streets/--no-streets", help="Record every placement (as rooms do), or boards only.")]
+    = True,
+    fmt: Annotated[list[str] | None, typer.Option(
+        "--format", help="A format to measure (repeat it); all by default.")] = None,
+    batch: Annotated[int, typer.Option(min=1, help="Hands per read batch.")] = 20_000,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Write sample hands in each format to a temporary file and read them back."""
+    from ofc_stats.bench.formats import benchmark_formats
+
+    with reported_errors():
+        result = benchmark_formats(hands, players, variant, streets=streets, formats=fmt,
+                                   seed=seed, batch_hands=batch)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    what = "with streets" if result.streets else "boards only"
+    typer.echo(f"{result.hands:,} {result.players}-player {result.variant} hands ({what}), "
+               f"generated in {result.generate_seconds:.2f} s; read in batches of "
+               f"{result.batch_hands:,}")
+    for row in result.formats:
+        typer.echo(
+            f"  {row.format:6s} {row.megabytes:7.1f} MB  read {row.read_megabytes_per_second:6.1f}"
+            f" MB/s {row.read_hands_per_second:8,.0f} hands/s (CPU {row.read_cpu_seconds:5.2f} s"
+            f" in {row.read_seconds:5.2f} s)  write {row.write_hands_per_second:8,.0f} hands/s"
+            f"  peak {row.read_peak_memory_mb:,.0f} MiB (+{row.read_memory_growth_mb:,.0f})"
+            + (f"  ({row.problems} problems!)" if row.problems else ""))
+    typer.echo(f"  peak memory {result.peak_memory_mb:,.0f} MiB; the load average was "
+               f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+@bench_app.command("simulate")
+def bench_simulate(
+    hands: Annotated[int, typer.Option(min=1, help="Hands to simulate.")] = 1_000_000,
+    tables: Annotated[int | None, typer.Option(min=1, help="Tables.")] = None,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Simulate hands into canonical batches in memory (all four variants, one core)."""
+    from ofc_stats.bench.simulate import benchmark_simulation
+
+    with reported_errors():
+        result = benchmark_simulation(hands, tables, seed)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    typer.echo(
+        f"simulated {result.hands:,} hands at {result.tables:,} tables "
+        f"({result.boards:,} boards, {result.street_rows:,} street actions, "
+        f"{result.fantasyland_share:.1%} of boards in Fantasyland) in {result.seconds:.1f} s\n"
+        f"  {result.hands_per_second:,.0f} hands/s (one core); "
+        f"peak memory {result.peak_memory_mb:,.0f} MiB"
+    )
+
+
+@bench_app.command("ingest")
+def bench_ingest(
+    hands: Annotated[int, typer.Option(min=1, help="Hands per format.")] = 200_000,
+    formats: Annotated[list[str] | None, typer.Option(
+        "--format", "-f", help="Formats to measure, repeatable (default: all).")] = None,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    files: Annotated[int, typer.Option(
+        min=1, help="Spread the hands over this many files (sessions) in a folder.")] = 1,
+    as_json: JsonOption = False,
+) -> None:
+    """Write hands in each format to a temporary folder, ingest them, report throughput."""
+    from ofc_stats.bench.ingest import benchmark_ingest
+
+    with reported_errors():
+        results = benchmark_ingest(hands, formats or None, seed, files)
+    if as_json:
+        typer.echo(json.dumps([result.as_dict() for result in results], indent=2))
+        return
+    for result in results:
+        typer.echo(result.report())
+
+
+@bench_app.command("score")
+def bench_score(
+    player_hands: Annotated[int, typer.Option(min=3, help="Player-hands in the warehouse.")]
+    = 10_000_000,
+    players: Annotated[int, typer.Option(min=2, max=4, help="Players per hand.")] = 3,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Build a warehouse of random deals, then time 'ofc-stats score' on it (a real process)."""
+    from ofc_stats.bench.score import benchmark_warehouse_scoring
+
+    with reported_errors():
+        result = benchmark_warehouse_scoring(player_hands, players, seed)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    typer.echo(
+        f"built a warehouse of {result.player_hands:,} player-hands in {result.seats_files} "
+        f"seats files ({result.build_seconds:.1f} s, not timed)\n"
+        f"ofc-stats score: {result.score_seconds:.2f} s, "
+        f"{result.player_hands_per_second / 1e6:.2f} M player-hands/s end to end into "
+        f"Parquet (Fantasyland across hands included: {result.fl_transitions:,} checks "
+        f"in {result.fl_seconds:.2f} s); "
+        f"peak memory {result.peak_memory_mb:,.0f} MiB"
+    )
+
+
+@bench_app.command("stats")
+def bench_stats(
+    player_hands: Annotated[int, typer.Option(min=3, help="Player-hands in the warehouse.")]
+    = 10_000_000,
+    repeats: Annotated[int, typer.Option(min=1, help="Times to run the query.")] = 3,
+    as_json: JsonOption = False,
+) -> None:
+    """Time the per-player summary ('ofc-stats stats') over a scored warehouse."""
+    from ofc_stats.bench.stats import benchmark_stats
+
+    with reported_errors():
+        result = benchmark_stats(player_hands, repeats)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    typer.echo(
+        f"per-player summary of {result.player_hands:,} player-hands ({result.players} "
+        f"players): first run {result.first_seconds:.2f} s (views included), best "
+        f"{result.best_seconds:.2f} s; building and scoring took {result.prepare_seconds:.0f} s"
+    )
+
+
+@bench_app.command("report")
+def bench_report(
+    hands: Annotated[int, typer.Option(min=10, help="Hands in the warehouse.")] = 1_000_000,
+    players: Annotated[int, typer.Option(min=2, max=4, help="Players per hand.")] = 3,
+    pool: Annotated[int, typer.Option(min=2, help="Players in the pool the tables seat.")]
+    = 12,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Build and score a warehouse of random deals, then time 'ofc-stats report' on it."""
+    from ofc_stats.bench.report import benchmark_report
+
+    with reported_errors():
+        result = benchmark_report(hands, players, pool, seed)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    typer.echo(
+        f"built a warehouse of {result.hands:,} hands ({result.player_hands:,} player-hands, "
+        f"{result.players} players) in {result.build_seconds:.1f} s and scored it in "
+        f"{result.score_seconds:.1f} s (neither timed below)\n"
+        f"report, every player: {result.overview_seconds:.2f} s, "
+        f"{result.overview_bytes / 1e6:.2f} MB, peak memory "
+        f"{result.overview_peak_memory_mb:,.0f} MiB\n"
+        f"report, one player:   {result.player_seconds:.2f} s, "
+        f"{result.player_bytes / 1e6:.2f} MB, peak memory "
+        f"{result.player_peak_memory_mb:,.0f} MiB"
+    )
+
+
+@bench_app.command("spark")
+def bench_spark(
+    hands: Annotated[int, typer.Option(min=10_000, help="Hands (three players each).")]
+    = 1_000_000,
+    master: Annotated[list[str] | None, typer.Option(
+        help="Spark masters to time, repeatable [default: local[1] and local[2]].",
+        show_default=False)] = None,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Score the same hands on Spark (each master) and with the local pipeline."""
+    with reported_errors():
+        from ofc_stats.spark.benchmark import benchmark_spark
+
+        result = benchmark_spark(hands, master or ["local[1]", "local[2]"], seed)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    typer.echo(
+        f"{result.hands:,} hands ({result.player_hands:,} player-hands), built in "
+        f"{result.build_seconds:.0f} s (not timed)\n"
+        f"  local pipeline ('ofc-stats score'): {result.local_seconds:.1f} s, "
+        f"{result.local_player_hands_per_second / 1e6:.2f} M player-hands/s (Fantasyland "
+        f"{result.local_transitions_seconds:.1f} s of it), {result.local_cpu_seconds:.1f} "
+        "CPU s")
+    for run in result.runs:
+        typer.echo(
+            f"  Spark {run.master} ({run.cores} cores): {run.seconds:.1f} s "
+            f"(scoring {run.score_seconds:.1f} s, Fantasyland {run.transitions_seconds:.1f} s), "
+            f"{run.player_hands_per_second / 1e6:.2f} M player-hands/s, speed-up "
+            f"{result.speedup(run):.2f}x, {result.ratio_to_local(run):.2f}x the local "
+            f"pipeline; {run.cpu_seconds:.1f} CPU s; start-up and warm-up "
+            f"{run.start_seconds:.0f} s (not counted)")

@@ -1,0 +1,79 @@
+"""``ofc-stats ingest``: hand histories into the warehouse, with a progress bar on a terminal."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ofc_stats.cli.app import JsonOption, app
+from ofc_stats.cli.errors import reported_errors
+
+if TYPE_CHECKING:
+    from ofc_stats.ingest import IngestProgress, IngestSummary, ProgressCallback
+
+
+@contextmanager
+def ingest_progress(show: bool) -> Iterator[ProgressCallback | None]:
+    """A callback drawing a progress bar on stderr, or None when it is not a terminal."""
+    from rich.console import Console
+    from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn, TimeElapsedColumn
+
+    console = Console(stderr=True)
+    if not show or not console.is_terminal:
+        yield None
+        return
+    with Progress(TextColumn("ingest"), BarColumn(), DownloadColumn(),
+                  TextColumn("{task.fields[files]}"), TextColumn("{task.fields[rate]}"),
+                  TimeElapsedColumn(), console=console, transient=True) as bar:
+        task = bar.add_task("ingest", total=None, files="", rate="")
+
+        def update(state: IngestProgress) -> None:
+            rate = state.hands_read / state.seconds if state.seconds > 0 else 0.0
+            bar.update(task, total=state.bytes_total or None, completed=state.bytes_done,
+                       files=f"{state.files_done:,}/{state.files_total:,} files",
+                       rate=f"{rate:,.0f} hands/s")
+
+        yield update
+
+
+def print_ingest_summary(summary: IngestSummary, as_json: bool) -> None:
+    """The summary on stdout (text or JSON); a warning line on stderr if hands were set aside."""
+    typer.echo(json.dumps(summary.as_dict(), indent=2) if as_json else summary.report())
+    problems = summary.problem_text()
+    if problems:
+        typer.echo(f"ofc-stats: warning: {problems}; see docs/ingest.md", err=True)
+
+
+@app.command("ingest")
+def ingest_command(
+    paths: Annotated[list[str], typer.Argument(
+        help="History files, folders (walked recursively), globs, or .gz .bz2 .xz .zip "
+             "archives.", show_default=False)],
+    warehouse: Annotated[Path | None, typer.Option(
+        "--warehouse", "-w", help="The warehouse folder, created on first use "
+        "(default: $OFC_STATS_WAREHOUSE, else ./warehouse).", show_default=False)] = None,
+    fmt: Annotated[str, typer.Option(
+        "--format", "-f", help="auto (sniff each file), jsonl, text, csv or fpdb.")] = "auto",
+    strict: Annotated[bool, typer.Option(
+        "--strict", help="Exit with code 4 if any hand or file was rejected or "
+                         "conflicted (the good hands are still stored).")] = False,
+    wait: Annotated[float, typer.Option(
+        min=0, help="Seconds to wait for another process writing the warehouse.")] = 30.0,
+    as_json: JsonOption = False,
+) -> None:
+    """Import hand histories into the warehouse: every new hand once, bad ones set aside."""
+    from ofc_stats.ingest import RejectedHandsError, ingest
+
+    with reported_errors():
+        try:
+            with ingest_progress(show=not as_json) as progress:
+                summary = ingest(paths, warehouse, fmt, strict, progress, lock_timeout=wait)
+        except RejectedHandsError as error:
+            print_ingest_summary(error.summary, as_json)
+            raise
+    print_ingest_summary(summary, as_json)

@@ -1,0 +1,39 @@
+"""``ofc-stats report``: one self-contained offline HTML page."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ofc_stats.cli.app import JsonOption, WarehouseOption, app
+from ofc_stats.cli.errors import reported_errors
+
+
+@app.command()
+def report(
+    player: Annotated[str | None, typer.Option(
+        help="Report on this player; without it, an overview of every player.")] = None,
+    table: Annotated[str | None, typer.Option(help="Only this table's hands.")] = None,
+    since: Annotated[str | None, typer.Option(
+        help="Only hands from this date or time on (ISO 8601, e.g. 2026-03-01; UTC "
+             "unless it says otherwise).")] = None,
+    out: Annotated[Path | None, typer.Option(
+        "--out", "-o", help="The HTML file to write (default: reports/<player>.html, "
+        "reports/table-<table>.html or reports/overview.html).", show_default=False)] = None,
+    warehouse: WarehouseOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Write a self-contained HTML report (charts, headline figures, biggest hands)."""
+    from ofc_stats.report import write_report
+
+    with reported_errors():
+        summary = write_report(warehouse, player=player, table=table, since=since, out=out)
+    if as_json:
+        typer.echo(json.dumps(summary.as_dict(), indent=2))
+        return
+    players = f"{summary.players:,} player{'' if summary.players == 1 else 's'}"
+    typer.echo(f"wrote {summary.path} ({summary.bytes / 1e6:.1f} MB, {summary.charts} charts; "
+               f"{summary.hands:,} hands, {players}) in {summary.seconds:.1f} s")

@@ -1,0 +1,458 @@
+"""Rules as data: a frozen :class:`Ruleset` with named presets and TOML loading.
+
+Every rule value the scorer uses (royalty table, scoring method, Fantasyland entry,
+stay and card counts, shooting the moon) lives here; the scorer only reads a
+ruleset. Presets follow ``RULES.md``:
+
+======================  ===========  ==================  ==========================
+preset                  FL entry     FL cards            FL stay
+======================  ===========  ==================  ==========================
+``classic``             QQ+          13                  trips top / FH+ middle /
+                                                         quads+ bottom, repeat 13
+``pineapple``           QQ+          14                  trips top / quads+ bottom,
+                                                         repeat 14
+``progressive``         QQ+          QQ 14, KK 15,       as pineapple, repeat 14
+                                     AA 16, trips 16
+``ultimate``            QQ+          as progressive      as pineapple, repeat the
+                                                         same count
+======================  ===========  ==================  ==========================
+
+>>> ruleset = get_ruleset("pineapple")
+>>> ruleset.royalties.top_royalty("QQ"), ruleset.royalties.bottom["full house"]
+(7, 6)
+>>> progressive = get_ruleset("progressive")
+>>> ruleset.fantasyland.cards_for_entry("KK"), progressive.fantasyland.cards_for_entry("KK")
+(14, 15)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from functools import cache
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ofc_stats.engine.cards import RANKS
+from ofc_stats.engine.evaluate import Category, pack
+from ofc_stats.errors import RulesetError
+
+
+class Variant(StrEnum):
+    """Game variants, valued as they are written in histories, Parquet and the CLI."""
+
+    CLASSIC = "classic"
+    PINEAPPLE = "pineapple"
+    PROGRESSIVE = "progressive"
+    ULTIMATE = "ultimate"
+
+
+class Row(StrEnum):
+    """The three rows of a board; the value is the column name everywhere."""
+
+    TOP = "top"
+    MIDDLE = "middle"
+    BOTTOM = "bottom"
+
+    @property
+    def size(self) -> int:
+        """Number of cards the row holds."""
+        return 3 if self is Row.TOP else 5
+
+
+class ScoringMethod(StrEnum):
+    """How rows and scoops turn into points between two players.
+
+    Every method pays one unit per row won. ``1-6`` adds 3 for a scoop (a scoop is
+    6). ``2-4`` adds 1 to whoever wins more rows than the opponent, scoop included
+    (2 for two rows of three, 4 for a scoop). ``2-6`` adds 1 for winning more rows
+    without scooping and 3 for a scoop (2 and 6).
+    """
+
+    ONE_SIX = "1-6"
+    TWO_FOUR = "2-4"
+    TWO_SIX = "2-6"
+
+    @property
+    def majority_bonus(self) -> int:
+        """Extra units for winning more rows than the opponent without a scoop."""
+        return 0 if self is ScoringMethod.ONE_SIX else 1
+
+    @property
+    def scoop_bonus(self) -> int:
+        """Extra units for a scoop (replaces the majority bonus)."""
+        return 1 if self is ScoringMethod.TWO_FOUR else 3
+
+
+def top_hand_strength(spec: str) -> int:
+    """The weakest top row matching a spec: ``"QQ"`` (pair of queens, any kicker),
+    ``"222"`` (trips of deuces) or ``"trips"`` (any trips, same as ``"222"``).
+
+    >>> top_hand_strength("QQ") < top_hand_strength("KK") < top_hand_strength("222")
+    True
+    """
+    text = spec.strip().upper().replace("10", "T")
+    if text == "TRIPS":
+        text = "222"
+    if len(text) in (2, 3) and len(set(text)) == 1 and text[0] in RANKS:
+        rank = RANKS.index(text[0])
+        if len(text) == 3:
+            return pack(Category.TRIPS, [rank] * 3)
+        lowest_kicker = 1 if rank == 0 else 0
+        return pack(Category.PAIR, [rank, rank, lowest_kicker])
+    raise RulesetError(f"not a top hand: {spec!r} (expected e.g. 'QQ', 'AA' or '222')")
+
+
+def _five_card_category(label: str | None) -> Category | None:
+    if not label:
+        return None
+    try:
+        return Category.from_label(str(label))
+    except KeyError:
+        known = ", ".join(Category.__members__)
+        raise RulesetError(f"unknown hand category {label!r} (one of {known})") from None
+
+
+FIVE_CARD_ROYALTY_KEYS = (
+    "straight", "flush", "full house", "quads", "straight flush", "royal flush", "trips",
+)
+
+
+@dataclass(frozen=True)
+class RoyaltyTable:
+    """Royalty points per row.
+
+    ``top_pairs`` and ``top_trips`` map a rank letter (``"6"``, ``"A"``) to points;
+    ``middle`` and ``bottom`` map a category label (plus ``"royal flush"``) to points.
+    Anything not listed earns nothing.
+    """
+
+    top_pairs: Mapping[str, int]
+    top_trips: Mapping[str, int]
+    middle: Mapping[str, int]
+    bottom: Mapping[str, int]
+
+    def __post_init__(self) -> None:
+        for name in ("top_pairs", "top_trips"):
+            table = getattr(self, name)
+            bad = [rank for rank in table if rank not in RANKS]
+            if bad:
+                raise RulesetError(f"royalties.{name}: unknown ranks {bad}")
+            object.__setattr__(self, name, MappingProxyType(dict(table)))
+        for name in ("middle", "bottom"):
+            table = getattr(self, name)
+            bad = [key for key in table if key not in FIVE_CARD_ROYALTY_KEYS]
+            if bad:
+                raise RulesetError(
+                    f"royalties.{name}: unknown hands {bad} (known: {FIVE_CARD_ROYALTY_KEYS})"
+                )
+            object.__setattr__(self, name, MappingProxyType(dict(table)))
+
+    def top_royalty(self, hand: str) -> int:
+        """Royalty of a top hand written as ``"QQ"`` or ``"777"``."""
+        text = hand.upper().replace("10", "T")
+        table = self.top_trips if len(text) == 3 else self.top_pairs
+        return table.get(text[0], 0)
+
+    def __hash__(self) -> int:
+        return hash(tuple(tuple(sorted(getattr(self, f.name).items()))
+                          for f in dataclasses.fields(self)))
+
+
+STANDARD_ROYALTIES = RoyaltyTable(
+    top_pairs={rank: points for points, rank in enumerate("6789TJQKA", start=1)},
+    top_trips={rank: points for points, rank in enumerate(RANKS, start=10)},
+    middle={"trips": 2, "straight": 4, "flush": 8, "full house": 12, "quads": 20,
+            "straight flush": 30, "royal flush": 50},
+    bottom={"straight": 2, "flush": 4, "full house": 6, "quads": 10,
+            "straight flush": 15, "royal flush": 25},
+)
+
+
+class StayCards(StrEnum):
+    """How many cards a Fantasyland stay deals, when not a fixed number."""
+
+    REPEAT = "repeat"  # the same count as the hand just played (ultimate)
+
+
+@dataclass(frozen=True)
+class FantasylandRules:
+    """Fantasyland entry, card counts and staying.
+
+    ``entry`` lists ``(top hand, cards)`` thresholds: a non-fouled board enters with
+    the card count of the strongest threshold its top row reaches; the weakest
+    threshold is the entry requirement. ``stay_top``/``stay_middle``/``stay_bottom``
+    are the weakest hands on each row that keep a player in Fantasyland (``None``:
+    that row cannot). ``stay_cards`` is the count dealt after a stay, or
+    :attr:`StayCards.REPEAT` for the same count as the hand just played.
+    """
+
+    entry: tuple[tuple[str, int], ...]
+    stay_top: str | None
+    stay_middle: str | None
+    stay_bottom: str | None
+    stay_cards: int | StayCards
+
+    def __post_init__(self) -> None:
+        if not self.entry:
+            raise RulesetError("fantasyland.entry needs at least one threshold")
+        ordered = tuple(sorted(((hand, int(cards)) for hand, cards in self.entry),
+                               key=lambda item: top_hand_strength(item[0])))
+        for hand, cards in ordered:
+            if not 13 <= cards <= 17:
+                raise RulesetError(f"fantasyland.entry: {hand} deals {cards} cards (13..17)")
+        object.__setattr__(self, "entry", ordered)
+        if self.stay_top is not None:
+            top_hand_strength(self.stay_top)
+        _five_card_category(self.stay_middle)
+        _five_card_category(self.stay_bottom)
+        if not isinstance(self.stay_cards, StayCards):
+            if isinstance(self.stay_cards, str):
+                try:
+                    object.__setattr__(self, "stay_cards", StayCards(self.stay_cards))
+                except ValueError:
+                    raise RulesetError(
+                        f"fantasyland.stay_cards: {self.stay_cards!r} is neither a number "
+                        "nor 'repeat'") from None
+            elif not 13 <= int(self.stay_cards) <= 17:
+                raise RulesetError(f"fantasyland.stay_cards: {self.stay_cards} (13..17)")
+
+    @property
+    def entry_strength(self) -> int:
+        """Weakest top-row strength that enters Fantasyland."""
+        return top_hand_strength(self.entry[0][0])
+
+    def cards_for_entry(self, top_hand: str) -> int | None:
+        """Cards dealt in Fantasyland after entering with ``top_hand`` (None: no entry)."""
+        strength = top_hand_strength(top_hand)
+        cards = None
+        for hand, count in self.entry:
+            if strength >= top_hand_strength(hand):
+                cards = count
+        return cards
+
+    @property
+    def stay_strengths(self) -> tuple[int | None, int | None, int | None]:
+        """Weakest strengths that stay, per row (top, middle, bottom)."""
+        middle = _five_card_category(self.stay_middle)
+        bottom = _five_card_category(self.stay_bottom)
+        return (
+            None if self.stay_top is None else top_hand_strength(self.stay_top),
+            None if middle is None else pack(middle, []),
+            None if bottom is None else pack(bottom, []),
+        )
+
+
+@dataclass(frozen=True)
+class Ruleset:
+    """Everything the scorer needs to know about a game's rules.
+
+    ``moon_high_card`` is the highest rank a bottom row may have and still shoot the
+    moon (high card only); ``moon_points`` is what the shooter collects from each
+    other player. Shooting the moon is a home-game rule, off unless ``shoot_the_moon``.
+    """
+
+    name: str
+    variant: Variant
+    royalties: RoyaltyTable = STANDARD_ROYALTIES
+    scoring: ScoringMethod = ScoringMethod.ONE_SIX
+    fantasyland: FantasylandRules = field(
+        default_factory=lambda: FantasylandRules(
+            entry=(("QQ", 14),), stay_top="222", stay_middle=None, stay_bottom="quads",
+            stay_cards=14,
+        )
+    )
+    shoot_the_moon: bool = False
+    moon_points: int = 20
+    moon_high_card: str = "J"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "variant", Variant(self.variant))
+        object.__setattr__(self, "scoring", ScoringMethod(self.scoring))
+        if self.moon_high_card.upper() not in RANKS:
+            raise RulesetError(f"moon_high_card: {self.moon_high_card!r} is not a rank")
+
+
+_PINEAPPLE_STAY = {"stay_top": "222", "stay_middle": None, "stay_bottom": "quads"}
+_PROGRESSIVE_ENTRY = (("QQ", 14), ("KK", 15), ("AA", 16), ("222", 16))
+
+PRESETS: Mapping[str, Ruleset] = MappingProxyType({
+    "classic": Ruleset(
+        name="classic", variant=Variant.CLASSIC,
+        fantasyland=FantasylandRules(entry=(("QQ", 13),), stay_top="222",
+                                     stay_middle="full house", stay_bottom="quads",
+                                     stay_cards=13),
+    ),
+    "pineapple": Ruleset(
+        name="pineapple", variant=Variant.PINEAPPLE,
+        fantasyland=FantasylandRules(entry=(("QQ", 14),), stay_cards=14, **_PINEAPPLE_STAY),
+    ),
+    "progressive": Ruleset(
+        name="progressive", variant=Variant.PROGRESSIVE,
+        fantasyland=FantasylandRules(entry=_PROGRESSIVE_ENTRY, stay_cards=14,
+                                     **_PINEAPPLE_STAY),
+    ),
+    "ultimate": Ruleset(
+        name="ultimate", variant=Variant.ULTIMATE,
+        fantasyland=FantasylandRules(entry=_PROGRESSIVE_ENTRY, stay_cards=StayCards.REPEAT,
+                                     **_PINEAPPLE_STAY),
+    ),
+})
+
+
+def get_ruleset(name_or_path: str | Path | Ruleset) -> Ruleset:
+    """A preset by name (``classic``, ``pineapple``, ``progressive``, ``ultimate``),
+    or a ruleset loaded from a TOML file path."""
+    if isinstance(name_or_path, Ruleset):
+        return name_or_path
+    text = str(name_or_path)
+    if text in PRESETS:
+        return PRESETS[text]
+    if text.endswith(".toml") or Path(text).is_file():
+        return load_ruleset(Path(text))
+    raise RulesetError(
+        f"unknown ruleset {text!r}: use one of {', '.join(PRESETS)} or a .toml file"
+    )
+
+
+def load_ruleset(path: Path) -> Ruleset:
+    """Load a ruleset from TOML: ``base`` names a preset, every other key overrides it.
+
+    See ``docs/rulesets.md`` for the keys and a complete example.
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise RulesetError(f"cannot read ruleset {path}: {error.strerror}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise RulesetError(f"{path}: invalid TOML: {error}") from None
+    try:
+        return ruleset_from_mapping(data, default_name=path.stem)
+    except RulesetError as error:
+        raise RulesetError(f"{path}: {error}") from None
+
+
+_TOP_LEVEL_KEYS = {"name", "base", "variant", "scoring", "shoot_the_moon", "moon_points",
+                   "moon_high_card", "royalties", "fantasyland"}
+
+
+def ruleset_from_mapping(data: Mapping[str, Any], default_name: str = "custom") -> Ruleset:
+    """Build a ruleset from a parsed TOML/JSON mapping (see :func:`load_ruleset`)."""
+    unknown = set(data) - _TOP_LEVEL_KEYS
+    if unknown:
+        raise RulesetError(f"unknown keys {sorted(unknown)}")
+    base_name = str(data.get("base", data.get("variant", "pineapple")))
+    if base_name not in PRESETS:
+        raise RulesetError(f"base {base_name!r} is not a preset ({', '.join(PRESETS)})")
+    base = PRESETS[base_name]
+    try:
+        royalties = _royalties_from_mapping(base.royalties, data.get("royalties", {}))
+        fantasyland = _fantasyland_from_mapping(base.fantasyland, data.get("fantasyland", {}))
+        return Ruleset(
+            name=str(data.get("name", default_name)),
+            variant=Variant(data.get("variant", base.variant)),
+            royalties=royalties,
+            scoring=ScoringMethod(data.get("scoring", base.scoring)),
+            fantasyland=fantasyland,
+            shoot_the_moon=bool(data.get("shoot_the_moon", base.shoot_the_moon)),
+            moon_points=int(data.get("moon_points", base.moon_points)),
+            moon_high_card=str(data.get("moon_high_card", base.moon_high_card)),
+        )
+    except (ValueError, TypeError) as error:
+        if isinstance(error, RulesetError):
+            raise
+        raise RulesetError(str(error)) from None
+
+
+def _royalties_from_mapping(base: RoyaltyTable, data: Mapping[str, Any]) -> RoyaltyTable:
+    unknown = set(data) - {"top_pairs", "top_trips", "middle", "bottom"}
+    if unknown:
+        raise RulesetError(f"royalties: unknown keys {sorted(unknown)}")
+
+    def ranks(table: Mapping[str, Any]) -> dict[str, int]:
+        # Accept "QQ"/"QQQ" as well as "Q" for readability in TOML.
+        return {str(key).upper().replace("10", "T")[0]: int(value)
+                for key, value in table.items()}
+
+    def hands(table: Mapping[str, Any]) -> dict[str, int]:
+        return {str(key).lower().replace("_", " "): int(value) for key, value in table.items()}
+
+    return RoyaltyTable(
+        top_pairs=ranks(data["top_pairs"]) if "top_pairs" in data else dict(base.top_pairs),
+        top_trips=ranks(data["top_trips"]) if "top_trips" in data else dict(base.top_trips),
+        middle=hands(data["middle"]) if "middle" in data else dict(base.middle),
+        bottom=hands(data["bottom"]) if "bottom" in data else dict(base.bottom),
+    )
+
+
+def _fantasyland_from_mapping(base: FantasylandRules, data: Mapping[str, Any]
+                              ) -> FantasylandRules:
+    unknown = set(data) - {"entry", "stay_top", "stay_middle", "stay_bottom", "stay_cards"}
+    if unknown:
+        raise RulesetError(f"fantasyland: unknown keys {sorted(unknown)}")
+
+    def optional(key: str) -> str | None:
+        value = data.get(key, getattr(base, key))
+        return None if value in (None, False, "", "none") else str(value)
+
+    entry = data.get("entry")
+    return FantasylandRules(
+        entry=tuple((str(hand), int(cards)) for hand, cards in entry.items())
+        if entry is not None else base.entry,
+        stay_top=optional("stay_top"),
+        stay_middle=optional("stay_middle"),
+        stay_bottom=optional("stay_bottom"),
+        stay_cards=data.get("stay_cards", base.stay_cards),
+    )
+
+
+@cache
+def ruleset_for_variant(variant: str) -> Ruleset:
+    """The preset a variant implies when no ruleset is forced."""
+    return PRESETS[Variant(variant).value]
+
+
+def ruleset_as_dict(ruleset: Ruleset) -> dict[str, Any]:
+    """A ruleset as plain data in the TOML file layout (round-trips through
+    :func:`ruleset_from_mapping`)."""
+    fantasyland = ruleset.fantasyland
+    return {
+        "name": ruleset.name,
+        "variant": ruleset.variant.value,
+        "scoring": ruleset.scoring.value,
+        "shoot_the_moon": ruleset.shoot_the_moon,
+        "moon_points": ruleset.moon_points,
+        "moon_high_card": ruleset.moon_high_card,
+        "royalties": {
+            "top_pairs": dict(ruleset.royalties.top_pairs),
+            "top_trips": dict(ruleset.royalties.top_trips),
+            "middle": dict(ruleset.royalties.middle),
+            "bottom": dict(ruleset.royalties.bottom),
+        },
+        "fantasyland": {
+            "entry": dict(fantasyland.entry),
+            "stay_top": fantasyland.stay_top or False,
+            "stay_middle": fantasyland.stay_middle or False,
+            "stay_bottom": fantasyland.stay_bottom or False,
+            "stay_cards": fantasyland.stay_cards if isinstance(fantasyland.stay_cards, int)
+            else fantasyland.stay_cards.value,
+        },
+    }
+
+
+def describe_ruleset(ruleset: Ruleset) -> str:
+    """One line: scoring, Fantasyland entry and counts, stay rule."""
+    fantasyland = ruleset.fantasyland
+    entry = ", ".join(f"{hand} {cards}" for hand, cards in fantasyland.entry)
+    stays = [f"{fantasyland.stay_top}+ top" if fantasyland.stay_top else "",
+             f"{fantasyland.stay_middle}+ middle" if fantasyland.stay_middle else "",
+             f"{fantasyland.stay_bottom}+ bottom" if fantasyland.stay_bottom else ""]
+    stay_cards = (f"{fantasyland.stay_cards} cards" if isinstance(fantasyland.stay_cards, int)
+                  else "same count")
+    moon = f"; shoot the moon {ruleset.moon_points}" if ruleset.shoot_the_moon else ""
+    return (f"{ruleset.variant.value}, {ruleset.scoring.value} scoring; FL entry {entry}; "
+            f"stay on {' / '.join(s for s in stays if s)} ({stay_cards}){moon}")

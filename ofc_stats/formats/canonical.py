@@ -1,0 +1,506 @@
+"""Canonical hand records: the one shape every reader produces and ingest stores.
+
+Readers parse their syntax into three *raw* polars frames (card strings, text
+timestamps, variant names as written) keyed by ``record``, the hand's index in its
+batch, and hand them to :func:`normalise`. It checks every hand in bulk and returns
+a :class:`CanonicalBatch`: the good hands as typed frames (card codes, UTC
+timestamps, decimals) and one problem row per rejected hand, with its file, line,
+reason and raw text. A bad hand never stops the hands around it.
+
+Raw frames (what a reader gives :func:`normalise`; columns marked ? may be absent):
+
+``raw_hands``: ``record`` (int), ``line`` (int, 1-based line or byte offset where the
+hand starts), ``raw`` (str?, the hand's source text), ``error`` (str?, a syntax
+problem the reader found: the hand is rejected with it), ``site``, ``hand_id``,
+``table`` (str), ``started_at`` (str in ISO 8601, or datetime), ``variant`` (str),
+``ruleset``?, ``button_seat``? (int), ``point_value``? (str or number),
+``currency``? (str).
+
+``raw_seats``: ``record``, ``seat`` (int), ``player`` (str), ``top``, ``middle``,
+``bottom`` (list of card strings), ``in_fantasyland``? (bool), ``fl_cards``? (int),
+``discards``? (list of card strings), ``reported_points``? (int),
+``reported_royalties``? (int), ``starting_stack``?, ``collected``? (str or number).
+
+``raw_streets`` (may be None): ``record``, ``seat`` (int), ``street`` (int, 1 = the
+first deal), ``action`` (``place`` or ``discard``), ``row`` (str?, for a placement),
+``card`` (str).
+
+The canonical frames have the schemas of the warehouse's tables
+(:mod:`ofc_stats.warehouse.schemas`, docs/schema.md).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import duckdb
+import numpy as np
+import polars as pl
+
+from ofc_stats.engine.boards import CARD_COLUMNS, ROW_SLOTS, card_frame, row_text_exprs
+from ofc_stats.engine.cards import JOKER, NO_CARD, card_codes, card_codes_expr, card_names_expr
+from ofc_stats.engine.rules import Row, Variant
+from ofc_stats.util.duckdb_connection import duckdb_cursor
+from ofc_stats.warehouse.schemas import (
+    HANDS_SCHEMA,
+    MONEY,
+    PROBLEMS_SCHEMA,
+    SEATS_SCHEMA,
+    STREETS_SCHEMA,
+)
+
+# Players a variant allows (RULES §4: classic 2-4, Pineapple 2-3).
+PLAYER_RANGE = {
+    Variant.CLASSIC: (2, 4),
+    Variant.PINEAPPLE: (2, 3),
+    Variant.PROGRESSIVE: (2, 3),
+    Variant.ULTIMATE: (2, 3),
+}
+
+VARIANT_NAMES = {
+    "classic": Variant.CLASSIC, "ofc": Variant.CLASSIC, "regular": Variant.CLASSIC,
+    "open face chinese": Variant.CLASSIC, "classic ofc": Variant.CLASSIC,
+    "pineapple": Variant.PINEAPPLE, "pineapple ofc": Variant.PINEAPPLE,
+    "ofc pineapple": Variant.PINEAPPLE, "regular pineapple": Variant.PINEAPPLE,
+    "progressive": Variant.PROGRESSIVE, "progressive pineapple": Variant.PROGRESSIVE,
+    "progressive ofc": Variant.PROGRESSIVE,
+    "ultimate": Variant.ULTIMATE, "ultimate pineapple": Variant.ULTIMATE,
+    "ultimate ofc": Variant.ULTIMATE,
+}
+
+MAX_RAW_CHARS = 65_536
+_TIMESTAMP = (r"^\s*(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?\s*"
+              r"(Z|[+-]\d{2}:?\d{2})?\s*$")
+
+
+@dataclass(frozen=True)
+class CanonicalBatch:
+    """Validated hands of one batch, and the problems of the hands set aside.
+
+    :func:`normalise` lists ``seats`` hand by hand in the order of ``hands`` (readers
+    number their hands in file order), each hand's by seat number.
+    """
+
+    hands: pl.DataFrame
+    seats: pl.DataFrame
+    streets: pl.DataFrame
+    problems: pl.DataFrame
+
+    @classmethod
+    def empty(cls) -> CanonicalBatch:
+        """A batch with no hands and no problems."""
+        return cls(HANDS_SCHEMA.to_frame(), SEATS_SCHEMA.to_frame(),
+                   STREETS_SCHEMA.to_frame(), PROBLEMS_SCHEMA.to_frame())
+
+    def with_hands(self, hands: pl.DataFrame) -> CanonicalBatch:
+        """This batch cut to ``hands`` (some of its hands, in its order), with their
+        seats and streets; the problems stay."""
+        keys = hands.select("site", "hand_id")
+        return CanonicalBatch(
+            hands=hands,
+            seats=self.seats.join(keys, on=["site", "hand_id"], how="semi",
+                                  maintain_order="left"),
+            streets=self.streets.join(keys, on=["site", "hand_id"], how="semi",
+                                      maintain_order="left"),
+            problems=self.problems)
+
+    @classmethod
+    def concat(cls, batches: list[CanonicalBatch]) -> CanonicalBatch:
+        """One batch holding all of ``batches``."""
+        if not batches:
+            return cls.empty()
+        return cls(*(pl.concat([getattr(b, name) for b in batches])
+                     for name in ("hands", "seats", "streets", "problems")))
+
+
+def problems_frame(file: str, rows: list[dict[str, object]]) -> pl.DataFrame:
+    """Problems a reader found outside any hand (encoding, truncation, bad JSON)."""
+    frame = pl.DataFrame(rows, schema_overrides=dict(PROBLEMS_SCHEMA), strict=False)
+    return frame.with_columns(pl.lit(file).alias("file")).select(
+        [pl.col(name).cast(dtype) if name in frame.columns or name == "file"
+         else pl.lit(None, dtype).alias(name) for name, dtype in PROBLEMS_SCHEMA.items()])
+
+
+def _with_defaults(frame: pl.DataFrame, defaults: dict[str, pl.DataType]) -> pl.DataFrame:
+    missing = [pl.lit(None, dtype).alias(name) for name, dtype in defaults.items()
+               if name not in frame.columns]
+    return frame.with_columns(missing) if missing else frame
+
+
+def _first_reason(frame: pl.DataFrame, checks: list[tuple[str, pl.Expr, pl.Expr]]
+                  ) -> pl.DataFrame:
+    """``record``, ``kind``, ``reason`` of the first failing check per row.
+
+    A check is (kind, failed, reason). Reasons are formatted only for the rows that
+    fail a check, usually few: formatting text for every row costs more than the
+    checks themselves.
+    """
+    failed = [condition.fill_null(False) for _, condition, _ in checks]
+    bad = frame.filter(pl.any_horizontal(failed))
+    # On the failing rows only: the first check that failed with a reason.
+    reasons = [pl.when(condition).then(reason_)
+               for (_, _, reason_), condition in zip(checks, failed, strict=True)]
+    kind = pl.coalesce([pl.when(reason_.is_not_null()).then(pl.lit(kind_))
+                        for (kind_, _, _), reason_ in zip(checks, reasons, strict=True)])
+    return (bad.select("record", kind.cast(pl.String).alias("kind"),
+                       pl.coalesce(reasons).cast(pl.String).alias("reason"))
+            .filter(pl.col("reason").is_not_null()))
+
+
+# The layouts writers use most, parsed without the (slower) regular expression.
+_FAST_TIMESTAMPS = ("%Y-%m-%dT%H:%M:%S%.f%:z", "%Y-%m-%d %H:%M:%S%.f %:z")
+
+
+def _fast_timestamps(column: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """(UTC datetime, offset minutes) of ``2026-03-01T20:15:00+01:00`` style text
+    (also with a space before the offset); for any other layout, either or both null
+    (:func:`_understood_timestamps` keeps a time only where both are set)."""
+    text = column.cast(pl.String)
+    parsed = pl.coalesce([text.str.to_datetime(layout, time_zone="UTC", strict=False)
+                          for layout in _FAST_TIMESTAMPS])
+    # The offset as +HHMM, written +HH:MM or +HHMM.
+    last6 = text.str.slice(-6)
+    zone = (pl.when(last6.str.slice(3, 1) == ":").then(last6.str.replace(":", "", literal=True))
+            .otherwise(text.str.slice(-5)))
+    sign = (pl.when(zone.str.slice(0, 1) == "-").then(-1)
+            .when(zone.str.slice(0, 1) == "+").then(1))
+    minutes = (zone.str.slice(1, 2).cast(pl.Int16(), strict=False) * 60
+               + zone.str.slice(3, 2).cast(pl.Int16(), strict=False)) * sign
+    return parsed, minutes.cast(pl.Int16)
+
+
+def _understood_timestamps(hands: pl.DataFrame) -> pl.DataFrame:
+    """``_started_at`` and ``_offset`` where :func:`_fast_timestamps` understood both,
+    else null: those times go the slow way. (On the columns, not in the expressions:
+    each would parse every time again.)"""
+    understood = pl.col("_started_at").is_not_null() & pl.col("_offset").is_not_null()
+    return hands.with_columns(pl.when(understood).then(pl.col(name)).alias(name)
+                              for name in ("_started_at", "_offset"))
+
+
+def _parse_timestamps(column: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
+    """ISO 8601 text to (UTC datetime, offset minutes); naive times are taken as UTC."""
+    parts = column.cast(pl.String).str.extract_groups(_TIMESTAMP)
+    date, hour_minute = parts.struct.field("1"), parts.struct.field("2")
+    seconds = parts.struct.field("3").fill_null(":00")
+    offset = parts.struct.field("4")
+    offset_text = (pl.when(offset.is_null() | (offset == "Z")).then(pl.lit("+0000"))
+                   .otherwise(offset.str.replace(":", "")))
+    text = pl.concat_str([date, pl.lit("T"), hour_minute, seconds, offset_text])
+    parsed = text.str.to_datetime("%Y-%m-%dT%H:%M:%S%.f%z", time_zone="UTC", strict=False)
+    sign = pl.when(offset_text.str.slice(0, 1) == "-").then(-1).otherwise(1)
+    minutes = (offset_text.str.slice(1, 2).cast(pl.Int16(), strict=False) * 60
+               + offset_text.str.slice(3, 2).cast(pl.Int16(), strict=False)) * sign
+    return parsed, pl.when(offset.is_null()).then(None).otherwise(minutes).cast(pl.Int16)
+
+
+def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
+              raw_streets: pl.DataFrame | None, file: str) -> CanonicalBatch:
+    """Validate raw hands in bulk and convert them to canonical records.
+
+    Args:
+        raw_hands, raw_seats, raw_streets: a reader's frames (see the module doc).
+        file: the source file's name, for provenance and problems.
+
+    Returns:
+        The good hands as canonical frames; every bad hand as one problem row.
+    """
+    hands = _with_defaults(raw_hands, {
+        "raw": pl.String(), "error": pl.String(), "ruleset": pl.String(), "button_seat": pl.Int64(),
+        "point_value": pl.String(), "currency": pl.String(), "line": pl.Int64(),
+    })
+    seats = _with_defaults(raw_seats, {
+        "in_fantasyland": pl.Boolean(), "fl_cards": pl.Int64(), "discards": pl.List(pl.String),
+        "reported_points": pl.Int64(), "reported_royalties": pl.Int64(),
+        "starting_stack": pl.String(), "collected": pl.String(),
+    })
+    streets = raw_streets if raw_streets is not None else pl.DataFrame(schema={
+        "record": pl.Int64(), "seat": pl.Int64(), "street": pl.Int64(), "action": pl.String(),
+        "row": pl.String(), "card": pl.String()})
+
+    text_times = hands.schema["started_at"] == pl.String()
+    started_at, offset = _fast_timestamps(pl.col("started_at"))
+    hands = hands.with_columns(
+        pl.col("variant").cast(pl.String).str.strip_chars().str.to_lowercase()
+        .replace_strict(VARIANT_NAMES, default=None, return_dtype=pl.String)
+        .alias("_variant"),
+        (started_at if text_times
+         else pl.col("started_at").cast(pl.Datetime("us", "UTC"))).alias("_started_at"),
+        (offset if text_times else pl.lit(None, pl.Int16)).alias("_offset"),
+        pl.col("point_value").cast(pl.String).cast(MONEY, strict=False).alias("_point_value"),
+    )
+    if text_times:
+        hands = _slow_timestamps(_understood_timestamps(hands))
+    missing = [(pl.col(name).is_null() | (pl.col(name).cast(pl.String) == ""),
+                pl.lit(f"missing {name}"))
+               for name in ("hand_id", "site", "table", "started_at", "variant")]
+    hand_reasons = _first_reason(hands, [
+        ("syntax", pl.col("error").is_not_null(), pl.col("error")),
+        *(("missing field", failed, reason) for failed, reason in missing),
+        ("variant", pl.col("_variant").is_null(),
+         pl.format("unknown variant '{}'", pl.col("variant"))),
+        ("timestamp", pl.col("_started_at").is_null(),
+         pl.format("bad timestamp '{}'", pl.col("started_at").cast(pl.String))),
+        ("money", pl.col("point_value").is_not_null() & pl.col("_point_value").is_null(),
+         pl.format("bad point value '{}'", pl.col("point_value").cast(pl.String))),
+    ])
+
+    seats, seat_reasons, cards = _check_seats(seats, hands)
+    streets, street_reasons = _check_streets(streets)
+    reasons = pl.concat([hand_reasons, seat_reasons, street_reasons])
+    # One reason per rejected hand: hand-level first, then seats, then streets.
+    first = reasons.group_by("record", maintain_order=True).first()
+    bad = first["record"]
+
+    problems = (
+        first.join(hands.select("record", "line", "site", "hand_id", "raw"), on="record")
+        .select(
+            pl.lit(file).alias("file"), pl.col("line").cast(pl.Int64),
+            pl.col("site").cast(pl.String), pl.col("hand_id").cast(pl.String), "kind",
+            "reason", pl.col("raw").str.slice(0, MAX_RAW_CHARS),
+        )
+        .sort("line", nulls_last=True)
+    )
+    good_hands = hands.filter(~pl.col("record").is_in(bad.implode()))
+    seat_keep = ~seats["record"].is_in(bad.implode())
+    good_seats = seats.filter(seat_keep)
+    good_cards = cards[seat_keep.to_numpy()]
+    good_streets = streets.filter(~pl.col("record").is_in(bad.implode()))
+    return _canonical_frames(good_hands, good_seats, good_cards, good_streets, file, problems)
+
+
+def _slow_timestamps(hands: pl.DataFrame) -> pl.DataFrame:
+    """Fill ``_started_at`` and ``_offset`` for the times the fast layouts missed."""
+    missed = hands.filter(pl.col("_started_at").is_null() & pl.col("started_at").is_not_null())
+    if missed.is_empty():
+        return hands
+    started_at, offset = _parse_timestamps(pl.col("started_at"))
+    parsed = missed.select("record", started_at.alias("_slow_at"), offset.alias("_slow_offset"))
+    return (hands.join(parsed, on="record", how="left", maintain_order="left")
+            .with_columns(pl.coalesce("_started_at", "_slow_at").alias("_started_at"),
+                          pl.when(pl.col("_slow_at").is_not_null()).then(pl.col("_slow_offset"))
+                          .otherwise(pl.col("_offset")).alias("_offset"))
+            .drop("_slow_at", "_slow_offset"))
+
+
+def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
+                 ) -> tuple[pl.DataFrame, pl.DataFrame, np.ndarray]:
+    """Seat-level checks; returns seats in (record, seat) order, reasons, (n, 13) codes."""
+    seats = (seats.sort("record", "seat", maintain_order=True)
+             .with_row_index("_seat_row"))
+    n = seats.height
+    cards = np.full((n, 13), NO_CARD, dtype=np.int8)
+    exploded_parts = []
+    for row in (*Row, "discards"):
+        # Where the row's cards go in the 13 slots (discards go nowhere).
+        start, size = ROW_SLOTS.get(row, (-1, 0)) if isinstance(row, Row) else (-1, 0)
+        exploded_parts.append(
+            seats.select("_seat_row", "record", "seat", pl.col(row).alias("card"),
+                         pl.int_ranges(0, pl.col(row).list.len(), dtype=pl.Int64)
+                         .alias("position"))
+            .explode("card", "position").drop_nulls("card")
+            .with_columns(pl.lit(str(row)).alias("row"), pl.lit(start).alias("_start"),
+                          pl.lit(size).alias("_size"))
+        )
+    exploded = pl.concat(exploded_parts)
+    exploded = exploded.with_columns(card_codes(exploded["card"]).alias("code"))
+
+    variant_of = hands.select("record", "_variant")
+    counts = seats.group_by("record").agg(
+        pl.len().alias("_players"),
+        pl.col("seat").n_unique().alias("_seats"),
+        pl.col("player").n_unique().alias("_names"),
+        pl.col("seat").is_null().any().alias("_null_seat"),
+        pl.col("player").is_null().any().alias("_null_player"),
+    ).join(variant_of, on="record", how="right")
+    lows = pl.col("_variant").replace_strict(
+        {v.value: lo for v, (lo, _) in PLAYER_RANGE.items()}, default=2, return_dtype=pl.Int64)
+    highs = pl.col("_variant").replace_strict(
+        {v.value: hi for v, (_, hi) in PLAYER_RANGE.items()}, default=4, return_dtype=pl.Int64)
+    players = pl.col("_players").fill_null(0)
+    hand_checks = _first_reason(counts, [
+        ("players", (players < lows) | (players > highs),
+         pl.format("{} players in a {} hand (allowed {}-{})", players,
+                   pl.col("_variant").fill_null("?"), lows, highs)),
+        ("seat", pl.col("_null_seat") | pl.col("_null_player"),
+         pl.lit("a seat without a number or player name")),
+        ("seat", pl.col("_seats") < pl.col("_players"), pl.lit("two players in the same seat")),
+        ("seat", pl.col("_names") < pl.col("_players"), pl.lit("the same player in two seats")),
+    ])
+
+    where = pl.format("seat {} {}", pl.col("seat"), pl.col("row"))
+    card_checks = _first_reason(exploded, [
+        ("card", pl.col("code").is_null(), pl.format("bad card '{}' ({})", pl.col("card"), where)),
+        ("card", pl.col("code") >= JOKER,
+         pl.format("joker '{}' ({}) in a variant without jokers", pl.col("card"), where)),
+    ])
+    sizes = seats.select(
+        "record", "seat",
+        *(pl.col(row.value).list.len().fill_null(0).alias(row.value) for row in Row))
+    size_checks = _first_reason(sizes, [
+        ("row size", pl.col(row.value) > row.size, pl.format(
+            f"wrong row size: seat {{}} {row.value} has {{}} cards (holds {row.size})",
+            pl.col("seat"), pl.col(row.value)))
+        for row in Row
+    ])
+    valid = exploded.filter(pl.col("code").is_not_null())
+    # A card twice in one hand: count (record, card) keys with numpy.
+    records = valid["record"].to_numpy()
+    first_record = int(records.min()) if len(records) else 0
+    keys = (records - first_record) * 64 + valid["code"].to_numpy()
+    repeated = np.bincount(keys)[keys] > 1 if len(keys) else np.zeros(0, dtype=bool)
+    duplicate_checks = (
+        valid.filter(pl.Series(repeated))
+        .group_by("record", "code")
+        .agg(pl.format("seat {} {}", "seat", "row").alias("places"))
+        .sort("record", "code")
+        .select("record", pl.lit("duplicate card").alias("kind"),
+                pl.format("duplicate card {} ({})", card_names_expr(pl.col("code")),
+                          pl.col("places").list.join(", ")).alias("reason"))
+    )
+    reasons = pl.concat([hand_checks, card_checks, size_checks, duplicate_checks])
+
+    placed = valid.filter(pl.col("position") < pl.col("_size"))
+    slots = placed.select("_seat_row", (pl.col("_start") + pl.col("position")).alias("slot"),
+                          "code")
+    cards[slots["_seat_row"].to_numpy(), slots["slot"].to_numpy()] = slots["code"].to_numpy()
+    return seats, reasons, cards
+
+
+def _check_streets(streets: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    streets = streets.with_columns(card_codes(streets["card"]).alias("code"))
+    reasons = _first_reason(streets, [
+        ("card", pl.col("code").is_null(),
+         pl.format("bad card '{}' (seat {} street {})", pl.col("card"), pl.col("seat"),
+                   pl.col("street"))),
+        ("syntax", ~pl.col("action").is_in(["place", "discard"]),
+         pl.format("unknown action '{}' (seat {} street {})", pl.col("action"),
+                   pl.col("seat"), pl.col("street"))),
+        ("syntax", (pl.col("action") == "place") & ~pl.col("row").is_in([row.value for row in Row]),
+         pl.format("unknown row '{}' (seat {} street {})", pl.col("row"), pl.col("seat"),
+                   pl.col("street"))),
+    ])
+    return streets, reasons
+
+
+def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarray,
+                      streets: pl.DataFrame, file: str, problems: pl.DataFrame
+                      ) -> CanonicalBatch:
+    keys = hands.select("record", pl.col("site").cast(pl.String),
+                        pl.col("hand_id").cast(pl.String), pl.col("_variant").alias("variant"),
+                        pl.col("table").cast(pl.String), pl.col("_started_at").alias("started_at"))
+    codes = card_frame(cards)
+    seats_out = (
+        pl.concat([seats, codes.select(row_text_exprs()).select(pl.all().name.prefix("_")),
+                   codes], how="horizontal")
+        .drop("site", "hand_id", "variant", "table", "started_at", strict=False)
+        # Seats stay listed hand by hand, in the hands' order: ingest tells copies of
+        # a hand in one batch apart by that position (they share site and hand_id).
+        .join(keys, on="record", how="inner", maintain_order="left")
+        .select(
+            "site", "hand_id", "variant", "table", "started_at",
+            pl.col("seat").cast(pl.Int8), pl.col("player").cast(pl.String),
+            pl.col("in_fantasyland").fill_null(False).cast(pl.Boolean),
+            pl.col("fl_cards").cast(pl.Int8), *CARD_COLUMNS,
+            pl.col("_top").alias("top"), pl.col("_middle").alias("middle"),
+            pl.col("_bottom").alias("bottom"),
+            pl.col("discards").list.eval(card_names_expr(card_codes_expr(pl.element())))
+            .list.join(" ").replace("", None).alias("discards"),
+            pl.col("reported_points").cast(pl.Int32),
+            pl.col("reported_royalties").cast(pl.Int32),
+            pl.col("starting_stack").cast(pl.String).cast(MONEY, strict=False),
+            pl.col("collected").cast(pl.String).cast(MONEY, strict=False),
+            "record",
+        )
+    )
+    joined = streets.join(keys.select("record", "site", "hand_id"), on="record", how="inner",
+                          maintain_order="left")
+    streets_out = (
+        joined.with_columns(_action_order(joined["record"]))
+        .select("site", "hand_id", pl.col("seat").cast(pl.Int8),
+                pl.col("street").cast(pl.Int8), "action_order", pl.col("action"),
+                pl.when(pl.col("action") == "place").then(pl.col("row")).alias("row"),
+                pl.col("code").alias("card"), "record")
+    )
+    per_hand = seats_out.group_by("record").agg(pl.len().cast(pl.Int8).alias("players"))
+    with_streets = streets_out["record"].unique()
+    hands_out = (
+        hands.join(per_hand, on="record", how="left", maintain_order="left")
+        .select(
+            pl.col("site").cast(pl.String), pl.col("hand_id").cast(pl.String),
+            pl.col("table").cast(pl.String), pl.col("_started_at").alias("started_at"),
+            pl.col("_offset").alias("utc_offset_minutes"),
+            pl.col("_variant").alias("variant"), pl.col("ruleset").cast(pl.String),
+            pl.col("button_seat").cast(pl.Int8), pl.col("_point_value").alias("point_value"),
+            pl.col("currency").cast(pl.String), pl.col("players").fill_null(0),
+            pl.lit(file).alias("source_file"), pl.col("line").cast(pl.Int64)
+            .alias("source_line"), "record",
+        )
+        .with_columns(pl.col("record").is_in(with_streets.implode()).alias("has_streets"))
+    )
+    hands_out = hands_out.with_columns(content_hash(hands_out, seats_out).alias("content_hash"))
+    return CanonicalBatch(
+        hands=hands_out.select(list(HANDS_SCHEMA)).cast(HANDS_SCHEMA),
+        seats=seats_out.select(list(SEATS_SCHEMA)).cast(SEATS_SCHEMA),
+        streets=streets_out.select(list(STREETS_SCHEMA)).cast(STREETS_SCHEMA),
+        problems=problems.cast(PROBLEMS_SCHEMA),
+    )
+
+
+def _action_order(records: pl.Series) -> pl.Expr:
+    """0, 1, 2, ... within each record, in frame order (numpy when records are grouped)."""
+    values = records.to_numpy()
+    if len(values) and np.all(values[1:] >= values[:-1]):
+        starts = np.flatnonzero(np.concatenate(([True], values[1:] != values[:-1])))
+        sizes = np.diff(np.append(starts, len(values)))
+        order = np.arange(len(values)) - np.repeat(starts, sizes)
+        return pl.lit(pl.Series("action_order", order, dtype=pl.Int16))
+    return pl.int_range(pl.len(), dtype=pl.Int16).over("record").alias("action_order")
+
+
+_local = threading.local()
+
+
+def _duckdb() -> duckdb.DuckDBPyConnection:
+    """This thread's DuckDB connection (opening one costs more than hashing a batch)."""
+    connection: duckdb.DuckDBPyConnection | None = getattr(_local, "connection", None)
+    if connection is None:
+        connection = _local.connection = duckdb_cursor()
+    return connection
+
+
+def content_hash(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.Series:
+    """md5 of what makes a hand *that* hand, aligned with ``hands`` (by ``record``).
+
+    The identity is the site, id, table, start time, variant and each seat's number,
+    player, Fantasyland flag and final board: what every format records. Reported
+    points, stakes and streets are left out so that two formats of the same hand
+    agree (ingest compares points, stakes and button apart, where both copies have
+    them: ``ofc_stats.ingest.hand_keys``). md5 (via DuckDB, vectorised) is stable
+    across library versions, unlike polars' own hash.
+    """
+    seat_text = (
+        seats.select("record", "seat", pl.concat_str(
+            [pl.col("seat").cast(pl.String), "player", pl.col("in_fantasyland").cast(pl.String),
+             "top", "middle", "bottom"], separator="|").alias("text"))
+        .sort("record", "seat")
+        .group_by("record", maintain_order=True)
+        .agg(pl.col("text").str.join(";"))
+    )
+    identity = hands.join(seat_text, on="record", how="left").select(
+        "record",
+        pl.concat_str([pl.col("site"), pl.col("hand_id"), pl.col("table"),
+                       pl.col("started_at").dt.strftime("%Y-%m-%dT%H:%M:%S%.6f"),
+                       pl.col("variant"), pl.col("text").fill_null("")],
+                      separator="\x1f").alias("identity"),
+    )
+    connection = _duckdb()
+    connection.register("identity", identity)
+    try:
+        hashed = connection.sql(
+            "SELECT record, md5(identity) AS content_hash FROM identity").pl()
+    finally:
+        connection.unregister("identity")
+    return hands.select("record").join(hashed, on="record", how="left",
+                                       maintain_order="left")["content_hash"]

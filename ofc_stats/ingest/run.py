@@ -1,0 +1,388 @@
+"""One ingest run: :func:`ingest`, and the run that ties the stages of an import together.
+
+:func:`ingest` finds the sources (:mod:`~ofc_stats.ingest.sources`) and, inside the
+warehouse's write lock, runs them in order: a file unchanged since its last import
+is skipped (:mod:`~ofc_stats.ingest.manifest`); a small file is split and parsed with
+others (:mod:`~ofc_stats.ingest.grouping`), a big one read in batches
+(:mod:`~ofc_stats.ingest.reading`); each batch's hands are sorted into new hands,
+duplicates and conflicts (:mod:`~ofc_stats.ingest.dedupe`,
+:mod:`~ofc_stats.ingest.conflicts`) and the new ones queued for the next commit
+(:mod:`~ofc_stats.ingest.commits`), so that a kill at any moment leaves whole batches
+and a manifest that says how far each file got. The guarantees and the manifest are
+described in ``docs/ingest.md``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import time
+import zipfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+import polars as pl
+
+from ofc_stats import formats
+from ofc_stats.formats import SNIFF_BYTES, Format, UnknownFormatError
+from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.ingest.commits import COMMIT_HANDS, Committer, compact_tables
+from ofc_stats.ingest.conflicts import unresolved_rejects
+from ofc_stats.ingest.dedupe import kept_hands, sort_batch
+from ofc_stats.ingest.errors import RejectedHandsError, UnknownFormatOptionError
+from ofc_stats.ingest.grouping import FileGroups
+from ofc_stats.ingest.keys import HandIndex, rebuild_hand_keys
+from ofc_stats.ingest.manifest import (
+    FileRun,
+    ImportStatus,
+    add_per_file,
+    load_manifest,
+    misread,
+    run_named,
+    unchanged,
+)
+from ofc_stats.ingest.progress import ProgressCallback, ProgressReporter, Tally
+from ofc_stats.ingest.reading import (
+    CONTENT_ERRORS,
+    DEBUG_ENV,
+    PrefixChangedError,
+    failure_reason,
+    file_reject,
+    read_source,
+)
+from ofc_stats.ingest.sources import (
+    ByteCounter,
+    Compression,
+    OpenArchive,
+    Source,
+    find_files,
+    list_sources,
+    read_head,
+)
+from ofc_stats.ingest.summary import IngestSummary, counted
+from ofc_stats.warehouse import Warehouse, default_warehouse
+from ofc_stats.warehouse.catalog import database_is_current, refresh_database
+from ofc_stats.warehouse.schemas import HAND_KEYS_SCHEMA, HANDS_SCHEMA
+from ofc_stats.warehouse.upgrade import upgrade_warehouse
+
+# Hands per reader batch: a reader's peak memory grows with it (JSON Lines, measured:
+# about 0.65 GB at 5,000, 0.85 GB at 10,000, 1.2 GB at 20,000), its speed hardly.
+READ_BATCH_HANDS = 10_000
+LOCK_TIMEOUT = 30.0
+
+
+class _Ingestion:
+    """One ingest run (inside the warehouse's write lock): the sources in order, and
+    where their batches go (the :class:`~ofc_stats.ingest.reading.Sink` of reading
+    and grouping)."""
+
+    def __init__(self, warehouse: Warehouse, forced: Format | None, *,
+                 progress: ProgressCallback | None, commit_hands: int, batch_hands: int,
+                 started: float) -> None:
+        self.warehouse = warehouse
+        self.forced = forced
+        self.batch_hands = batch_hands
+        self.counter = ByteCounter()
+        self.tally = Tally()
+        self.report = ProgressReporter(progress, self.tally, self.counter, started)
+        self.runs: list[FileRun] = []  # files with rows for the next manifest
+        self.archives = OpenArchive(self.counter)  # the zip whose members are being read
+        self.groups = FileGroups(self, self.counter, self.archives, batch_hands)
+        self.upgraded = upgrade_warehouse(warehouse)  # files rewritten
+        rebuild_hand_keys(warehouse)
+        self.committer = Committer(warehouse, commit_hands)
+        self.index = HandIndex(warehouse.scan("hand_keys", schema=HAND_KEYS_SCHEMA).collect())
+        self.manifest = load_manifest(warehouse)
+
+    # -- files ------------------------------------------------------------------------
+
+    def run(self, files: Sequence[Path]) -> None:
+        """Ingest ``files`` in order, then commit what is pending."""
+        tally = self.tally
+        tally.files_total = len(files)
+        for file in files:
+            with contextlib.suppress(OSError):
+                tally.bytes_total += file.stat().st_size
+        self.report(None)
+        for file in files:
+            before = self.counter.count
+            try:
+                sources = list_sources(file)
+            except (OSError, zipfile.BadZipFile) as error:
+                self._file_failed(file, error)
+                sources = []
+            else:
+                tally.files_total += len(sources) - 1
+            read_before = tally.files_read
+            for source in sources:
+                self._ingest_source(source)
+                tally.files_done += 1
+                self.report(source.name)
+            if tally.files_read > read_before:
+                # An archive's members share its bytes: count the file once, whole.
+                with contextlib.suppress(OSError):
+                    self.counter.count = max(self.counter.count,
+                                             before + file.stat().st_size)
+            self.report(None)
+        self.groups.flush()
+        self._commit()
+        self.committer.wait()
+
+    def _file_failed(self, file: Path, error: BaseException) -> None:
+        """A file that could not even be opened or listed (a corrupt zip directory)."""
+        compression = (Compression.ZIP if isinstance(error, zipfile.BadZipFile)
+                       else Compression.NONE)
+        try:
+            status = file.stat()
+            source = Source(file, None, compression, status.st_size, status.st_mtime_ns)
+        except OSError:
+            source = Source(file, None, compression, 0, 0)
+        run = FileRun(source, None, 0, 0, None)
+        self.runs.append(run)
+        self.fail(run, error)
+        self.tally.files_done += 1
+
+    def _ingest_source(self, source: Source) -> None:
+        last = self.manifest.get(source.name)
+        if misread(source, last, self.forced, self.archives):
+            last = None  # read from the start, sniffed
+        if unchanged(source, last, self.forced):
+            self.tally.files_unchanged += 1
+            return
+        self.tally.files_read += 1
+        same_format = last is not None and (self.forced is None or last.format == self.forced)
+        fmt = self.forced or (last.format if last is not None and same_format else None)
+        start, expected = 0, None
+        if (last is not None and same_format and last.end_offset > 0
+                and last.content_hash is not None):
+            start, expected = last.end_offset, last.content_hash
+        run = FileRun(source, fmt, start, start, None)
+        self.runs.append(run)
+        if run.format is None and not self._sniff(run):
+            return
+        if start == 0 and self.groups.add(run):
+            return
+        self.groups.flush()  # files stay in order: the first copy of a hand is kept
+        try:
+            self._read(run, start, expected)
+        except PrefixChangedError:
+            run.start_offset = run.end_offset = 0
+            run.message = (f"the first {start:,} bytes changed since the last import: "
+                           "read again from the start")
+            run.format = self.forced
+            if run.format is None and not self._sniff(run):
+                return
+            self._read(run, 0, None)
+
+    def _sniff(self, run: FileRun) -> bool:
+        """Set ``run.format`` from the source's first bytes; False if there is nothing to read."""
+        try:
+            head = read_head(run.source, SNIFF_BYTES, self.archives)
+            if not head:  # an empty file (a session just opened): nothing yet
+                run.status = ImportStatus.COMPLETE
+                run.digest = hashlib.sha256(b"").hexdigest()
+                return False
+            run.format = str(formats.sniff(head, run.source.inner_name))
+        except UnknownFormatError as error:
+            self._reject_file(run, "format", str(error))
+            run.status = ImportStatus.FAILED
+            self.tally.files_failed += 1
+            return False
+        except Exception as error:
+            self.fail(run, error)
+            return False
+        return True
+
+    def _read(self, run: FileRun, start: int, expected: str | None) -> None:
+        """Read ``run``'s source from ``start``; ``expected``: the hash of the bytes before."""
+        read_source(run, start, expected, self, counter=self.counter, archives=self.archives,
+                    batch_hands=self.batch_hands)
+
+    def read_alone(self, run: FileRun) -> None:
+        """Read a file from its start, by itself (a group that failed to parse)."""
+        self._read(run, 0, None)
+
+    def fail(self, run: FileRun, error: BaseException) -> None:
+        """Set a file aside that could not be read (any more), with the reason."""
+        if (os.environ.get(DEBUG_ENV) and not isinstance(error, (OSError, *CONTENT_ERRORS))):
+            raise error
+        reason, content = failure_reason(error, run.source)
+        if run.end_offset > 0:
+            reason += f" (after byte {run.end_offset:,} of its content)"
+        self._reject_file(run, "file", reason)
+        self.tally.files_failed += 1
+        if content:
+            run.status = ImportStatus.FAILED
+
+    def _reject_file(self, run: FileRun, kind: str, reason: str) -> None:
+        self.committer.pending.rejects.append(file_reject(run.source.name, kind, reason))
+        run.rejected += 1
+        run.message = reason
+        run.dirty = True
+        self.tally.rejected += 1
+        self.tally.kinds[kind] += 1
+
+    # -- hands ------------------------------------------------------------------------
+
+    def accept(self, batch: CanonicalBatch, runs: Mapping[str, FileRun]) -> None:
+        """Queue a batch's new hands; count duplicates; report problems and conflicts.
+
+        ``runs``: the files the batch's hands and problems come from, by name.
+        """
+        tally, pending = self.tally, self.committer.pending
+        problems = batch.problems
+        if not problems.is_empty():
+            pending.rejects.append(problems)
+            add_per_file(runs, problems["file"], "rejected")
+            tally.rejected += problems.height
+            tally.kinds.update(problems["kind"].to_list())
+        hands = batch.hands
+        add_per_file(runs, hands["source_file"], "hands_read")
+        tally.hands_read += hands.height
+        if hands.is_empty():
+            return
+        sorting = sort_batch(batch, self.index, self._stored_copies)
+        duplicates = int(sorting.duplicates.sum())
+        conflicts = int(sorting.conflicts.sum())
+        add_per_file(runs, hands["source_file"].filter(pl.Series(sorting.duplicates)),
+                     "duplicates")
+        add_per_file(runs, hands["source_file"].filter(pl.Series(sorting.conflicts)),
+                     "conflicts")
+        tally.duplicates += duplicates
+        tally.conflicts += conflicts
+        if conflicts:
+            tally.kinds["conflict"] += conflicts
+            pending.rejects.extend(sorting.rejects)
+        found = kept_hands(batch, sorting)
+        if found is None:
+            return
+        kept, keys = found
+        if not kept.unresolved.is_empty():
+            # The later copies are conflicts already; their first copies go too.
+            rows = unresolved_rejects(kept.unresolved, hands.filter(sorting.new))
+            pending.rejects.append(rows)
+            add_per_file(runs, rows["file"], "conflicts")
+            tally.conflicts += rows.height
+            tally.kinds["conflict"] += rows.height
+        if kept.streets_dropped:
+            message = (f"{counted(kept.streets_dropped, 'hand')} stored without "
+                       "streets: copies in one batch could not be told apart")
+            for name in hands["source_file"].filter(pl.Series(sorting.later_copies)).unique():
+                run_named(runs, name).message = message
+        if kept.hands.is_empty():
+            return
+        self.index.add(keys)
+        pending.add(kept.hands, kept.seats, kept.streets, keys)
+        add_per_file(runs, kept.hands["source_file"], "hands_stored")
+        tally.hands_stored += kept.hands.height
+
+    def _stored_copies(self, ids: pl.DataFrame) -> pl.DataFrame:
+        """The stored hands (committed, or pending in this run) with these (site, hand_id)."""
+        columns = ["site", "hand_id", "content_hash", "source_file", "source_line"]
+        ids = ids.unique()
+        parts = [frame.select(columns).join(ids, on=["site", "hand_id"], how="semi")
+                 for frame in (*self.committer.pending.hands, *self.committer.in_flight_hands)]
+        parts.append(self.warehouse.scan("hands", schema=HANDS_SCHEMA).select(columns)
+                     .join(ids.lazy(), on=["site", "hand_id"], how="semi").collect())
+        return pl.concat(parts).unique(["site", "hand_id"], keep="first", maintain_order=True)
+
+    # -- commits ----------------------------------------------------------------------
+
+    def batch_done(self, current: str | None) -> None:
+        """After a batch: report progress, and commit once enough is pending."""
+        self.report(current)
+        if self.committer.due():
+            self._commit()
+
+    def _commit(self) -> None:
+        if self.committer.commit(self.runs):
+            self.runs = [run for run in self.runs if run.status is ImportStatus.PARTIAL]
+
+    def close(self) -> None:
+        """Finish the commit in flight (also when interrupted: it is whole or absent).
+
+        A group still being parsed then is dropped: none of its files was committed,
+        so the next run reads them.
+        """
+        try:
+            self.committer.wait()
+        finally:
+            self.groups.close()
+            self.committer.close()
+            self.archives.close()
+
+
+def _as_format(fmt: Format | str | None) -> Format | None:
+    if fmt is None or str(fmt).lower() == "auto":
+        return None
+    try:
+        return Format(str(fmt).lower())
+    except ValueError:
+        choices = ", ".join(["auto", *(f.value for f in Format)])
+        raise UnknownFormatOptionError(f"unknown format {fmt!r} (choose from {choices})"
+                                       ) from None
+
+
+def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None = None,
+           fmt: Format | str = "auto", strict: bool = False,
+           progress: ProgressCallback | None = None, *, lock_timeout: float = LOCK_TIMEOUT,
+           commit_hands: int = COMMIT_HANDS, batch_hands: int = READ_BATCH_HANDS,
+           compact: bool = True) -> IngestSummary:
+    """Import hand-history files, folders, globs and archives into a warehouse.
+
+    Every new hand is stored once, keyed by (site, hand_id); a file imported before
+    is skipped, or read from where the last import stopped if it grew. Bad hands and
+    unreadable files go to the ``rejects`` table; the good hands around them import.
+
+    Args:
+        paths: files, folders (walked recursively), globs; ``.gz .bz2 .xz .zip`` too.
+        warehouse: the warehouse folder (created on first use), a :class:`Warehouse`,
+            or None for ``$OFC_STATS_WAREHOUSE`` or ``./warehouse``.
+        fmt: ``auto`` (sniff each file) or a :class:`Format` to force.
+        strict: raise :class:`RejectedHandsError` at the end (after committing) if
+            anything was rejected or conflicted.
+        progress: called with an :class:`IngestProgress` after each batch and file.
+        lock_timeout: seconds to wait for another writer to finish.
+        commit_hands: new hands per commit (and what a kill can lose at most).
+        batch_hands: hands per reader batch.
+        compact: merge small files once tables have many.
+
+    Returns:
+        What was read, stored, skipped and set aside.
+
+    Raises:
+        SourceError: a path that does not exist or a glob that matches nothing.
+        UnknownFormatOptionError: ``fmt`` is not a format.
+        WarehouseError: the warehouse is busy (after ``lock_timeout``) or invalid.
+        RejectedHandsError: ``strict`` and something was set aside.
+    """
+    started = time.perf_counter()
+    forced = _as_format(fmt)
+    store = (warehouse if isinstance(warehouse, Warehouse)
+             else Warehouse.open(warehouse if warehouse is not None else default_warehouse(),
+                                 create=True))
+    files, ignored = find_files(paths, exclude=store.root)
+    with store.writing(timeout=lock_timeout):
+        run = _Ingestion(store, forced, progress=progress, commit_hands=commit_hands,
+                         batch_hands=batch_hands, started=started)
+        try:
+            run.run(files)
+        finally:
+            run.close()
+        compacted = compact_tables(store) if compact else 0
+        commits = run.committer.commits
+        if commits or compacted or run.upgraded or not database_is_current(store):
+            refresh_database(store)  # ofc.duckdb's views list the committed files
+    tally = run.tally
+    summary = IngestSummary(
+        warehouse=str(store.root), files=tally.files_total, files_read=tally.files_read,
+        files_unchanged=tally.files_unchanged, files_failed=tally.files_failed,
+        files_ignored=ignored, bytes_read=run.counter.count, hands_read=tally.hands_read,
+        hands_stored=tally.hands_stored, duplicates=tally.duplicates,
+        conflicts=tally.conflicts, rejected=tally.rejected,
+        problems_by_kind=dict(tally.kinds), commits=commits, files_compacted=compacted,
+        seconds=time.perf_counter() - started)
+    if strict and summary.problem_text() is not None:
+        raise RejectedHandsError(summary)
+    return summary

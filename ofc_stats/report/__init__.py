@@ -1,0 +1,136 @@
+"""``ofc-stats report``: the warehouse as one self-contained, offline HTML page.
+
+:func:`write_report` runs the report's SQL (``sql/report/*.sql``) in DuckDB, turns the
+small aggregates into Plotly figures and writes one HTML file that embeds plotly.js
+once and needs no network. The parts: :mod:`ofc_stats.report.data` (the datasets),
+:mod:`ofc_stats.report.figures` (the charts), :mod:`ofc_stats.report.page` (the page).
+What each figure shows and how: ``docs/reports.md``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import os
+import re
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ofc_stats.report.data import (
+    EmptyScopeError,
+    NoScoredHandsError,
+    ReportError,
+    ReportScope,
+    UnknownPlayerError,
+    UnknownTableError,
+    load_report_data,
+    parse_since,
+)
+from ofc_stats.report.figures import report_charts
+from ofc_stats.report.page import render_page
+from ofc_stats.util.memory import peak_memory_mb
+from ofc_stats.warehouse import Warehouse
+
+__all__ = [
+    "EmptyScopeError",
+    "NoScoredHandsError",
+    "ReportError",
+    "ReportScope",
+    "ReportSummary",
+    "UnknownPlayerError",
+    "UnknownTableError",
+    "default_report_path",
+    "write_report",
+]
+
+REPORTS_FOLDER = Path("reports")
+
+
+@dataclass(frozen=True)
+class ReportSummary:
+    """What one ``report`` run wrote."""
+
+    path: str
+    bytes: int
+    charts: int
+    seconds: float
+    hands: int  # hands in the report's scope (the player's, with a player)
+    players: int
+    peak_memory_mb: float
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain values, for JSON output."""
+        return asdict(self)
+
+
+def default_report_path(player: str | None = None, table: str | None = None) -> Path:
+    """``reports/<player>.html``, ``reports/table-<table>.html`` (both:
+    ``reports/<player>-at-<table>.html``), or ``reports/overview.html``.
+
+    A name is made safe for a file; if that changed it (case, spaces, other
+    characters), a short hash of the exact name keeps two players' files apart.
+
+    >>> default_report_path("alice").as_posix()
+    'reports/alice.html'
+    >>> default_report_path("Phil Ivey").as_posix()
+    'reports/phil-ivey-d2cbd9.html'
+    >>> default_report_path(table="Deneb").as_posix()
+    'reports/table-deneb-38a618.html'
+    >>> default_report_path().as_posix()
+    'reports/overview.html'
+    """
+    parts = ([] if player is None else [_file_name(player, "player")]) + (
+        [] if table is None else [_file_name(table, "table")])
+    if not parts:
+        return REPORTS_FOLDER / "overview.html"
+    name = "-at-".join(parts) if player is not None else f"table-{parts[0]}"
+    return REPORTS_FOLDER / f"{name}.html"
+
+
+def _file_name(name: str, fallback: str) -> str:
+    slug = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")[:60] or fallback
+    if slug == name and slug != "overview":  # that file is the overview's
+        return slug
+    return f"{slug}-{hashlib.sha256(name.encode()).hexdigest()[:6]}"
+
+
+def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None = None,
+                 table: str | None = None, since: str | dt.date | dt.datetime | None = None,
+                 out: Path | str | None = None) -> ReportSummary:
+    """Write the HTML report of ``player`` (or of every player) and say what was written.
+
+    Args:
+        warehouse: a :class:`Warehouse`, or its folder (None: the default warehouse).
+        player: the player to report on; None for an overview of every player.
+        table: only this table's hands.
+        since: only hands from this date (midnight UTC) or ISO 8601 moment on.
+        out: the HTML file; default :func:`default_report_path`. Folders are created, and
+            the file is written under a temporary name and renamed into place.
+
+    Raises:
+        NoScoredHandsError: nothing is scored yet (run ``ofc-stats score``).
+        UnknownPlayerError, UnknownTableError: no such name among the scored hands.
+        EmptyScopeError: the player, table and date select no hand.
+        ReportError: ``since`` is not a date.
+    """
+    started = time.perf_counter()
+    store = warehouse if isinstance(warehouse, Warehouse) else Warehouse.open(warehouse)
+    scope = ReportScope(player=player, table=table, since=parse_since(since))
+    data = load_report_data(store, scope)
+    charts = report_charts(data)
+    page = render_page(data, charts, dt.datetime.now(dt.UTC)).encode("utf-8")
+    target = Path(out) if out is not None else default_report_path(player, table)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    try:
+        temporary.write_bytes(page)
+        os.replace(temporary, target)
+    except OSError as error:  # name the file asked for, not the temporary one
+        raise OSError(error.errno, error.strerror, str(target)) from error
+    finally:
+        temporary.unlink(missing_ok=True)
+    return ReportSummary(
+        path=str(target), bytes=len(page), charts=len(charts),
+        seconds=time.perf_counter() - started, hands=int(data.summary["hands"]),
+        players=int(data.summary["players"]), peak_memory_mb=peak_memory_mb())

@@ -1,0 +1,1 @@
+"""Small helpers every stage may use: DuckDB connections, peak memory."""
