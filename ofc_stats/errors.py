@@ -37,3 +37,9 @@ class FantasylandHandError(OfcStatsError, ValueError):
     """Cards that are not a Fantasyland hand the solver can set."""
 
     exit_code = 2
+
+
+class SparkUnavailableError(OfcStatsError, ImportError):
+    """``ofc_stats.spark`` was imported without PySpark (the ``spark`` extra)."""
+
+    exit_code = 2

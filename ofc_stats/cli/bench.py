@@ -257,3 +257,38 @@ def bench_review(
             f"(solving {result.solve_seconds:.1f} s); peak memory "
             f"{result.review_peak_memory_mb:,.0f} MiB; the load average was "
             f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+@bench_app.command("spark")
+def bench_spark(
+    hands: Annotated[int, typer.Option(min=10_000, help="Hands (three players each).")]
+    = 1_000_000,
+    master: Annotated[list[str] | None, typer.Option(
+        help="Spark masters to time, repeatable [default: local[1] and local[2]].",
+        show_default=False)] = None,
+    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Score the same hands on Spark (each master) and with the local pipeline."""
+    with reported_errors():
+        from ofc_stats.spark.benchmark import benchmark_spark
+
+        result = benchmark_spark(hands, master or ["local[1]", "local[2]"], seed)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    typer.echo(
+        f"{result.hands:,} hands ({result.player_hands:,} player-hands), built in "
+        f"{result.build_seconds:.0f} s (not timed)\n"
+        f"  local pipeline ('ofc-stats score'): {result.local_seconds:.1f} s, "
+        f"{result.local_player_hands_per_second / 1e6:.2f} M player-hands/s (Fantasyland "
+        f"{result.local_transitions_seconds:.1f} s of it), {result.local_cpu_seconds:.1f} "
+        "CPU s")
+    for run in result.runs:
+        typer.echo(
+            f"  Spark {run.master} ({run.cores} cores): {run.seconds:.1f} s "
+            f"(scoring {run.score_seconds:.1f} s, Fantasyland {run.transitions_seconds:.1f} s), "
+            f"{run.player_hands_per_second / 1e6:.2f} M player-hands/s, speed-up "
+            f"{result.speedup(run):.2f}x, {result.ratio_to_local(run):.2f}x the local "
+            f"pipeline; {run.cpu_seconds:.1f} CPU s; start-up and warm-up "
+            f"{run.start_seconds:.0f} s (not counted)")
