@@ -20,8 +20,9 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 import polars as pl
+import pyarrow as pa  # type: ignore[import-untyped]
 
-from ofc_stats.engine.cards import NO_CARD, card_codes_expr, card_names_expr
+from ofc_stats.engine.cards import INVALID_CARD, NO_CARD, card_code_array, card_names_expr
 from ofc_stats.engine.evaluate import CATEGORY_LABELS, CATEGORY_SHIFT
 from ofc_stats.engine.rules import Row, Ruleset, get_ruleset
 from ofc_stats.engine.scoring import (
@@ -108,16 +109,55 @@ def board_list_expr() -> pl.Expr:
     return pl.concat_list(CARD_COLUMNS)
 
 
-def _row_cards(boards: pl.DataFrame, row: Row) -> pl.Expr:
-    """The row's cards as a list of strings, whether given as a list or as text."""
-    dtype = boards.schema[row.value]
-    column = pl.col(row.value)
-    if dtype == pl.String:
-        return column.str.replace_all(",", " ").str.split(" ").list.eval(
-            pl.element().filter(pl.element() != ""))
-    if isinstance(dtype, pl.List):
-        return column
-    raise BoardsError(f"column {row.value!r} must hold lists of cards or text, not {dtype}")
+def _row_cards(boards: pl.DataFrame, row: Row) -> pl.Series:
+    """The row's cards as lists of strings, whether given as lists or as text (cards
+    separated by spaces or commas)."""
+    column = boards[row.value]
+    if column.dtype == pl.String:
+        return column.str.extract_all(r"[^ ,]+")
+    if isinstance(column.dtype, pl.List) and column.dtype.inner in (pl.String, pl.Null):
+        return column.cast(pl.List(pl.String))
+    raise BoardsError(
+        f"column {row.value!r} must hold lists of cards or text, not {column.dtype}")
+
+
+@dataclass(frozen=True)
+class _RowCards:
+    """One row's cards of every board, flat and in input order."""
+
+    codes: npt.NDArray[np.int8]
+    # Where each code goes: its board and place in the row (null cards take none);
+    # None when every board holds exactly ``complete`` cards, the usual case.
+    board: npt.NDArray[np.int64] | None
+    position: npt.NDArray[np.int64] | None
+    strings: pl.Series  # the card strings, to name a bad one
+    element: npt.NDArray[np.int64] | None  # each code's index in ``strings``, None: same
+
+
+def _flat_row_cards(lists: pl.Series, size: int) -> _RowCards:
+    """Every card of a list column parsed in one pass over its Arrow string views
+    (:func:`card_code_array`); null cards are left out and take no place."""
+    array = lists.to_arrow(compat_level=pl.CompatLevel.newest())
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    offsets = array.offsets.to_numpy()
+    values = array.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+    lengths = np.diff(offsets)
+    codes = card_code_array(values)
+    strings = pl.Series(values, dtype=pl.String)
+    if array.null_count:  # a null list holds no cards, whatever its offsets say
+        codes[np.repeat(~array.is_valid().to_numpy(zero_copy_only=False), lengths)] = NO_CARD
+    elif len(lengths) and lengths.min() == lengths.max() == size and codes.min() >= 0:
+        return _RowCards(codes, None, None, strings, None)
+    board = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+    element = None
+    if (codes == NO_CARD).any():
+        element = np.flatnonzero(codes != NO_CARD)
+        board, codes = board[element], codes[element]
+    counts = np.bincount(board, minlength=len(lengths))
+    firsts = np.cumsum(counts) - counts
+    position = np.arange(len(board), dtype=np.int64) - firsts[board]
+    return _RowCards(codes, board, position, strings, element)
 
 
 def boards_to_arrays(boards: pl.DataFrame) -> tuple[pl.DataFrame, BoardArrays]:
@@ -125,6 +165,8 @@ def boards_to_arrays(boards: pl.DataFrame) -> tuple[pl.DataFrame, BoardArrays]:
 
     Returns the boards in hand order (with ``_row``, the input position, and
     ``_top_n``/``_middle_n``/``_bottom_n``, each row's card count) and their arrays.
+    The cards of each row are parsed in bulk (:func:`card_code_array`), in input order,
+    and only the codes are put in hand order.
 
     Raises:
         BoardsError: a required column is missing.
@@ -134,41 +176,49 @@ def boards_to_arrays(boards: pl.DataFrame) -> tuple[pl.DataFrame, BoardArrays]:
     missing = [name for name in required if name not in boards.columns]
     if missing:
         raise BoardsError(f"boards table lacks column(s): {', '.join(missing)}")
+    lists = {row: _row_cards(boards, row) for row in Row}
     ordered = (
-        boards.with_row_index("_row")
-        .with_columns(*(_row_cards(boards, row).alias(row.value) for row in Row))
-        .with_columns(*(pl.col(row.value).list.len().alias(f"_{row.value}_n") for row in Row))
-        .sort("hand_id", maintain_order=True)
+        boards.drop(*Row).with_row_index("_row")
+        .with_columns(*(lists[row].list.len().alias(f"_{row.value}_n") for row in Row))
     )
+    hand_ids = ordered["hand_id"]
+    if hand_ids.null_count() or not hand_ids.is_sorted():  # a stable sort would change it
+        ordered = ordered.sort("hand_id", maintain_order=True)
     n = ordered.height
+    order = ordered["_row"].to_numpy().astype(np.int64)
     cards = np.full((13, n), NO_CARD, dtype=np.int8)
     row_problems = np.zeros(n, dtype=np.uint8)
     for row in Row:
-        exploded = (
-            ordered.select(
-                pl.int_range(pl.len(), dtype=pl.Int64).alias("board"),
-                pl.col(row.value).alias("card"),
-            )
-            .explode("card")
-            .drop_nulls("card")
-            .with_columns(
-                pl.int_range(pl.len(), dtype=pl.Int64).over("board").alias("position"),
-                card_codes_expr(pl.col("card")).alias("code"),
-            )
-        )
-        invalid = exploded.filter(pl.col("code").is_null())
-        if invalid.height:
-            board = int(invalid["board"][0])
-            where = (f"hand {ordered['hand_id'][board]}, player {ordered['player'][board]}, "
-                     f"{row.value}")
-            raise InvalidCardError(str(invalid["card"][0]), where)
-        fits = exploded.filter(pl.col("position") < row.size)
-        cards[ROW_SLOTS[row][0] + fits["position"].to_numpy(),
-              fits["board"].to_numpy()] = fits["code"].to_numpy()
+        first_slot = ROW_SLOTS[row][0]
+        flat = _flat_row_cards(lists[row], row.size)
+        if flat.board is None or flat.position is None:
+            cards[first_slot:first_slot + row.size] = flat.codes.reshape(n, row.size).T
+            continue
+        invalid = np.flatnonzero(flat.codes == INVALID_CARD)
+        if len(invalid):
+            _raise_first_invalid(flat, flat.board, flat.position, invalid, order, ordered,
+                                 row)
+        fits = flat.position < row.size
+        cards[first_slot + flat.position[fits], flat.board[fits]] = flat.codes[fits]
         row_problems[(ordered[f"_{row.value}_n"] > row.size).to_numpy()] |= np.uint8(
             BoardProblem.EXTRA_CARDS)
-
+    if n and not (np.diff(order) > 0).all():  # not already in hand order
+        cards = cards[:, order]
     return ordered, arrays_for(ordered, cards, row_problems, ["hand_id"])
+
+
+def _raise_first_invalid(flat: _RowCards, boards: npt.NDArray[np.int64],
+                         positions: npt.NDArray[np.int64], invalid: npt.NDArray[np.intp],
+                         order: npt.NDArray[np.int64], ordered: pl.DataFrame, row: Row
+                         ) -> None:
+    """Raise :class:`InvalidCardError` for the first bad card in hand order."""
+    rank = np.empty(len(order), dtype=np.int64)
+    rank[order] = np.arange(len(order))
+    first = int(invalid[np.lexsort((positions[invalid], rank[boards[invalid]]))[0]])
+    board = int(rank[boards[first]])
+    element = first if flat.element is None else int(flat.element[first])
+    where = f"hand {ordered['hand_id'][board]}, player {ordered['player'][board]}, {row.value}"
+    raise InvalidCardError(str(flat.strings[element]), where)
 
 
 def hand_starts_of(frame: pl.DataFrame, keys: Sequence[str]) -> npt.NDArray[np.int64]:
@@ -289,9 +339,43 @@ def score_arrays(ordered: pl.DataFrame, arrays: BoardArrays, rules: RuleTables, 
                             board_columns, restore_order, rules.max_players)
     pairs = pl.concat(pair_parts)
     if restore_order:
-        pairs = pairs.sort("_left", "_right")
+        pairs = pairs[_pair_order(pairs, arrays.hand_starts)]
     matchups = _matchup_table(ordered, pairs, keys, board_columns, hand_columns)
     return ScoredHands(players=players, matchups=matchups)
+
+
+def _inverse(order: npt.NDArray[np.integer]) -> npt.NDArray[np.int64] | None:
+    """The inverse of a permutation (None: it is the identity, nothing to undo)."""
+    if not len(order) or (np.diff(order.astype(np.int64)) > 0).all():
+        return None
+    inverse = np.empty(len(order), dtype=np.int64)
+    inverse[order] = np.arange(len(order))
+    return inverse
+
+
+def _pair_order(pairs: pl.DataFrame, hand_starts: npt.NDArray[np.int64]
+                ) -> npt.NDArray[np.int64]:
+    """The rows of ``pairs`` sorted by (``_left``, ``_right``), without a sort.
+
+    A hand of ``s`` seats has ``s(s-1)/2`` pairs; the pair of seats ``l < r`` is the
+    ``l(2s-l-1)/2 + (r-l-1)``-th of its hand in that order, so every pair's place is
+    known from its hand and seats (the scorer emits them seat pair by seat pair).
+    """
+    left, right = pairs["_left"].to_numpy(), pairs["_right"].to_numpy()
+    sizes = np.diff(hand_starts)
+    hand_pairs = sizes * (sizes - 1) // 2
+    if len(left) != int(hand_pairs.sum()):  # not every pair of every hand: sort them
+        return np.lexsort((right, left)).astype(np.int64)
+    hand = np.repeat(np.arange(len(sizes)), sizes)[left]
+    start = hand_starts[hand]
+    size = sizes[hand]
+    seat_left, seat_right = left - start, right - start
+    first_pair = np.cumsum(hand_pairs) - hand_pairs
+    place = (first_pair[hand] + seat_left * (2 * size - seat_left - 1) // 2
+             + (seat_right - seat_left - 1))
+    order = np.empty(len(left), dtype=np.int64)
+    order[place] = np.arange(len(left))
+    return order
 
 
 def score_boards(boards: pl.DataFrame, ruleset: str | Path | Ruleset = "pineapple"
@@ -469,7 +553,9 @@ def _player_table(ordered: pl.DataFrame, scores: pl.DataFrame, keys: Sequence[st
         )
     )
     if restore_order:
-        table = table.sort("_row")
+        inverse = _inverse(table["_row"].to_numpy())
+        if inverse is not None:
+            table = table[inverse]
     return table.select(*keys, *board_columns, *PLAYER_SCORE_COLUMNS)
 
 

@@ -22,13 +22,16 @@ from collections.abc import Iterable
 from enum import StrEnum
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from ofc_stats.errors import InvalidCardError
 
 RANKS = "23456789TJQKA"
 SUITS = "cdhs"
 NO_CARD = -1
+INVALID_CARD = -2  # in :func:`card_code_array`: a string that is not a card
 JOKER = 52
 SECOND_JOKER = 53
 N_CARDS = 52
@@ -124,18 +127,67 @@ def card_codes_expr(expr: pl.Expr) -> pl.Expr:
     )
 
 
+def _two_byte_table() -> npt.NDArray[np.int8]:
+    """Codes of the two-byte spellings (``Ah``, ``td``, ``JK``: nearly every card
+    written), indexed by the spelling's two bytes read as a little-endian uint16."""
+    table = np.full(1 << 16, INVALID_CARD, dtype=np.int8)
+    for spelling, code in _CASED_SPELLINGS.items():
+        raw = spelling.encode()
+        if len(raw) == 2:
+            table[raw[0] | raw[1] << 8] = code
+    return table
+
+
+_TWO_BYTE_CODES = _two_byte_table()
+
+
+def card_code_array(strings: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.int8]:
+    """Card codes of an Arrow array of strings, parsed in bulk: :data:`NO_CARD` where
+    a string is null, :data:`INVALID_CARD` where it is not a card.
+
+    Equal to :func:`card_codes_expr` on every string, at one table look-up per card:
+    an Arrow string view holds each string's length and first bytes in place, so a
+    two-byte string is its own 16-bit index into a table of the two-byte spellings.
+    Only the other strings (``10d``, ``Q♠``, ``joker``, white space, not a card) take
+    the polars expression, once per distinct string.
+    """
+    if isinstance(strings, pa.ChunkedArray):
+        strings = strings.combine_chunks()
+    if not pa.types.is_string_view(strings.type):
+        strings = strings.cast(pa.string_view())
+    count = len(strings)
+    if not count:
+        return np.empty(0, dtype=np.int8)
+    # A view is 16 bytes: the length (int32), then the first four bytes of the string.
+    views = strings.buffers()[1]
+    window = slice(strings.offset, strings.offset + count)
+    lengths = np.frombuffer(views, dtype=np.int32).reshape(-1, 4)[window, 0]
+    first_two = np.frombuffer(views, dtype=np.uint16).reshape(-1, 8)[window, 2]
+    codes: npt.NDArray[np.int8] = _TWO_BYTE_CODES[first_two]
+    codes[lengths != 2] = INVALID_CARD
+    if strings.null_count:
+        valid = strings.is_valid().to_numpy(zero_copy_only=False)
+        codes[~valid] = NO_CARD
+    missed = np.flatnonzero(codes == INVALID_CARD)
+    if len(missed):
+        others = pl.Series(strings, dtype=pl.String).gather(missed)
+        distinct = others.unique()
+        parsed = pl.select(card_codes_expr(pl.lit(distinct))).to_series()
+        retried = others.replace_strict(distinct, parsed.fill_null(INVALID_CARD),
+                                        return_dtype=pl.Int8)
+        codes[missed] = retried.to_numpy()
+    return codes
+
+
 def card_codes(strings: pl.Series) -> pl.Series:
     """Vectorised :func:`parse_card` over a Series of strings; invalid cards become null.
 
-    One hash look-up per card; only strings that miss (white space, or not a card)
-    take the slower path.
+    Parsed in bulk by :func:`card_code_array`.
     """
-    codes = strings.replace_strict(_CASED_SPELLINGS, default=None, return_dtype=pl.Int8)
-    missed = codes.is_null() & strings.is_not_null()
-    if missed.any():
-        retried = pl.select(card_codes_expr(pl.lit(strings.filter(missed)))).to_series()
-        codes = codes.scatter(missed.arg_true(), retried)
-    return codes.alias(strings.name)
+    codes = card_code_array(strings.to_arrow(compat_level=pl.CompatLevel.newest()))
+    result = pl.Series(strings.name, codes, dtype=pl.Int8)
+    missing = np.flatnonzero(codes < 0)
+    return result.scatter(missing, None) if len(missing) else result
 
 
 def card_names_expr(expr: pl.Expr) -> pl.Expr:
