@@ -179,7 +179,9 @@ def boards_to_arrays(boards: pl.DataFrame) -> tuple[pl.DataFrame, BoardArrays]:
     lists = {row: _row_cards(boards, row) for row in Row}
     ordered = (
         boards.drop(*Row).with_row_index("_row")
-        .with_columns(*(lists[row].list.len().alias(f"_{row.value}_n") for row in Row))
+        # A null row holds no cards, like an empty one.
+        .with_columns(*(lists[row].list.len().fill_null(0).alias(f"_{row.value}_n")
+                        for row in Row))
     )
     hand_ids = ordered["hand_id"]
     if hand_ids.null_count() or not hand_ids.is_sorted():  # a stable sort would change it
