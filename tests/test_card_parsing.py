@@ -213,4 +213,18 @@ def test_pairs_are_put_in_order_as_a_sort_would(sizes: list[int], shuffle: objec
     frame = pl.DataFrame({"_left": [left for left, _ in pairs],
                           "_right": [right for _, right in pairs]},
                          schema={"_left": pl.Int64, "_right": pl.Int64})
-    assert frame[_pair_order(frame, starts)].equals(frame.sort("_left", "_right"))
+    order = _pair_order(frame["_left"].to_numpy(), frame["_right"].to_numpy(), starts)
+    assert frame[order].equals(frame.sort("_left", "_right"))
+
+
+@given(st.integers(1, 40), st.integers(2, 4))
+def test_pairs_of_equal_hands_are_put_in_order_as_a_sort_would(hands: int, seats: int
+                                                                ) -> None:
+    from ofc_stats.engine.scoring import HandLayout
+
+    starts = np.arange(0, hands * seats + 1, seats, dtype=np.int64)
+    layout = HandLayout.from_starts(starts)
+    left = np.concatenate([starts[:-1] + low for low, _, _ in layout.seat_pairs()])
+    right = np.concatenate([starts[:-1] + high for _, high, _ in layout.seat_pairs()])
+    frame = pl.DataFrame({"_left": left, "_right": right})
+    assert frame[_pair_order(left, right, starts)].equals(frame.sort("_left", "_right"))

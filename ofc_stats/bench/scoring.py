@@ -7,9 +7,17 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
+import polars as pl
 
 from ofc_stats.bench.data import random_deals
-from ofc_stats.engine.boards import BATCH_BOARDS
+from ofc_stats.engine.boards import (
+    BATCH_BOARDS,
+    boards_table_from_codes,
+    card_frame,
+    card_frame_arrays,
+    score_arrays,
+    score_boards,
+)
 from ofc_stats.engine.cards import JOKER
 from ofc_stats.engine.rules import Ruleset, get_ruleset
 from ofc_stats.engine.scoring import RuleTables, compile_rules, score_batch
@@ -36,6 +44,26 @@ class ScoringBenchmark:
     joker_player_hands: int = 0
     joker_player_hands_per_second: float = 0.0
     joker_free_player_hands_per_second: float = 0.0
+    # The public API on the same kind of deals: score_boards with card strings in, and
+    # the same assembly of result tables from card codes (the warehouse's columns).
+    string_player_hands: int = 0
+    string_player_hands_per_second: float = 0.0
+    string_codes_player_hands_per_second: float = 0.0
+    polars_threads: int = 0
+
+    @property
+    def string_ratio(self) -> float:
+        """Scorer core speed on codes over ``score_boards`` speed with strings in."""
+        if not self.string_player_hands_per_second:
+            return 0.0
+        return self.player_hands_per_second / self.string_player_hands_per_second
+
+    @property
+    def string_codes_ratio(self) -> float:
+        """The same tables from codes over from strings: what parsing the cards costs."""
+        if not self.string_player_hands_per_second:
+            return 0.0
+        return self.string_codes_player_hands_per_second / self.string_player_hands_per_second
 
     @property
     def joker_ratio(self) -> float:
@@ -46,7 +74,9 @@ class ScoringBenchmark:
 
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""
-        return {**asdict(self), "joker_ratio": self.joker_ratio}
+        return {**asdict(self), "joker_ratio": self.joker_ratio,
+                "string_ratio": self.string_ratio,
+                "string_codes_ratio": self.string_codes_ratio}
 
 
 def _time_scoring(cards: np.ndarray, players: int, rules: RuleTables, batch_boards: int
@@ -73,10 +103,40 @@ def _time_scoring(cards: np.ndarray, players: int, rules: RuleTables, batch_boar
     return time.perf_counter() - started, fouled
 
 
+def _time_public_api(cards: np.ndarray, players: int, ruleset: Ruleset
+                     ) -> tuple[float, float]:
+    """Seconds of :func:`score_boards` on ``cards`` as a table of card strings (one
+    list column per row, hands in order), and of the same result tables assembled from
+    the cards as codes (the warehouse's card columns), after a warm-up of each."""
+    boards = cards.shape[1]
+    hand_numbers = (pl.int_range(boards, dtype=pl.Int64) // players).cast(pl.String)
+    names = pl.select(pl.format("h{}", hand_numbers.str.zfill(9)).alias("hand_id"), pl.format(
+        "p{}", pl.int_range(boards, dtype=pl.Int64) % players).alias("player"))
+    hands, seats = names["hand_id"].to_list(), names["player"].to_list()
+    strings = boards_table_from_codes(hands, seats, cards)
+    codes = pl.DataFrame({"hand_id": hands, "player": seats}).hstack(card_frame(cards.T))
+    rules = compile_rules(ruleset)
+
+    def from_codes() -> None:
+        ordered, arrays = card_frame_arrays(codes, ["hand_id"])
+        score_arrays(ordered, arrays, rules, keys=["hand_id"], board_columns=["player"],
+                     restore_order=True)
+
+    score_boards(strings.head(3 * players * 1000), ruleset)
+    started = time.perf_counter()
+    score_boards(strings, ruleset)
+    string_seconds = time.perf_counter() - started
+    from_codes()
+    started = time.perf_counter()
+    from_codes()
+    return string_seconds, time.perf_counter() - started
+
+
 def benchmark_scoring(deals: int = 2_000_000, players: int = 3,
                       ruleset: str | Path | Ruleset = "pineapple",
                       batch_boards: int = BATCH_BOARDS, seed: int = 0,
-                      jokers: bool = True) -> ScoringBenchmark:
+                      jokers: bool = True, string_deals: int = 500_000
+                      ) -> ScoringBenchmark:
     """Score ``deals`` random deals in batches and time the scoring alone.
 
     The deals are generated first (timed separately); the clock then runs over
@@ -99,6 +159,16 @@ def benchmark_scoring(deals: int = 2_000_000, players: int = 3,
         deals_per_second=deals / seconds, fouled_share=fouled / total,
         generate_seconds=generated, peak_memory_mb=peak_memory_mb(),
     )
+    if string_deals:
+        subset = np.ascontiguousarray(cards[:, :min(string_deals, deals) * players])
+        string_seconds, codes_seconds = _time_public_api(subset, players, rules_)
+        count = subset.shape[1]
+        result = replace(result, string_player_hands=count,
+                         string_player_hands_per_second=count / string_seconds,
+                         string_codes_player_hands_per_second=count / codes_seconds,
+                         polars_threads=pl.thread_pool_size(),
+                         peak_memory_mb=peak_memory_mb())
+        del subset
     if not jokers:
         return result
     del cards

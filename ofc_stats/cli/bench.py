@@ -23,13 +23,17 @@ def bench_scoring(
     jokers: Annotated[bool, typer.Option(
         help="Also score two-player deals with one joker on every board, against the "
              "same deals without.")] = True,
+    string_deals: Annotated[int, typer.Option(
+        min=0, help="Of the deals, how many to score through score_boards with card "
+                    "strings in, against codes (0: skip).")] = 500_000,
     as_json: JsonOption = False,
 ) -> None:
     """Score random deals generated in memory with the vectorised scorer (one core)."""
     from ofc_stats.bench.scoring import benchmark_scoring
 
     with reported_errors():
-        result = benchmark_scoring(deals, players, ruleset, batch, seed, jokers)
+        result = benchmark_scoring(deals, players, ruleset, batch, seed, jokers,
+                                   string_deals)
     if as_json:
         typer.echo(json.dumps(result.as_dict(), indent=2))
         return
@@ -42,6 +46,14 @@ def bench_scoring(
         f"  generating the deals took {result.generate_seconds:.2f} s; "
         f"peak memory {result.peak_memory_mb:,.0f} MiB"
     )
+    if result.string_player_hands:
+        typer.echo(
+            f"score_boards with card strings in ({result.string_player_hands:,} player-hands, "
+            f"{result.polars_threads} polars threads): "
+            f"{result.string_player_hands_per_second / 1e6:.2f} M player-hands/s; the "
+            f"scorer on codes above is {result.string_ratio:.1f}x that; the same tables "
+            f"from codes {result.string_codes_player_hands_per_second / 1e6:.2f} M/s "
+            f"({result.string_codes_ratio:.2f}x)")
     if result.joker_player_hands:
         typer.echo(
             f"one joker on every board ({result.joker_player_hands:,} player-hands of "

@@ -13,7 +13,7 @@ those columns and the scorer's arrays.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from decimal import Decimal
 from pathlib import Path
 
@@ -332,6 +332,10 @@ def score_arrays(ordered: pl.DataFrame, arrays: BoardArrays, rules: RuleTables, 
             frame = frame.with_columns(money_frame(
                 board_scores.points, starts, arrays.point_value[window], stacks, rules))
         board_parts.append(frame)
+        if restore_order:  # matchups grouped by hand, each hand's in seat order
+            order = _pair_order(pair_scores.left, pair_scores.right, starts)
+            pair_scores = PairScores(*(getattr(pair_scores, field.name)[order]
+                                       for field in fields(pair_scores)))
         pair_parts.append(pair_frame(pair_scores, offset=first_board))
 
     if not board_parts:
@@ -340,8 +344,6 @@ def score_arrays(ordered: pl.DataFrame, arrays: BoardArrays, rules: RuleTables, 
     players = _player_table(ordered, pl.concat(board_parts, how="diagonal_relaxed"), keys,
                             board_columns, restore_order, rules.max_players)
     pairs = pl.concat(pair_parts)
-    if restore_order:
-        pairs = pairs[_pair_order(pairs, arrays.hand_starts)]
     matchups = _matchup_table(ordered, pairs, keys, board_columns, hand_columns)
     return ScoredHands(players=players, matchups=matchups)
 
@@ -355,20 +357,27 @@ def _inverse(order: npt.NDArray[np.integer]) -> npt.NDArray[np.int64] | None:
     return inverse
 
 
-def _pair_order(pairs: pl.DataFrame, hand_starts: npt.NDArray[np.int64]
-                ) -> npt.NDArray[np.int64]:
-    """The rows of ``pairs`` sorted by (``_left``, ``_right``), without a sort.
+def _pair_order(left: npt.NDArray[np.int64], right: npt.NDArray[np.int64],
+                hand_starts: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The order of pairs of boards that sorts them by (``left``, ``right``), without a
+    sort (every pair of every hand of boards grouped by ``hand_starts``).
 
-    A hand of ``s`` seats has ``s(s-1)/2`` pairs; the pair of seats ``l < r`` is the
-    ``l(2s-l-1)/2 + (r-l-1)``-th of its hand in that order, so every pair's place is
-    known from its hand and seats (the scorer emits them seat pair by seat pair).
+    When every hand has ``s`` seats, the scorer emits the pairs seat pair by seat pair,
+    ``hands`` of each: their order is a transpose, checked. Otherwise each pair's place
+    is computed: the pair of seats ``l < r`` is the ``l(2s-l-1)/2 + (r-l-1)``-th of its
+    hand of ``s`` seats.
     """
-    left, right = pairs["_left"].to_numpy(), pairs["_right"].to_numpy()
     sizes = np.diff(hand_starts)
     hand_pairs = sizes * (sizes - 1) // 2
-    if len(left) != int(hand_pairs.sum()):  # not every pair of every hand: sort them
+    if len(left) != int(hand_pairs.sum()) or not len(left):  # not every pair: sort them
         return np.lexsort((right, left)).astype(np.int64)
-    hand = np.repeat(np.arange(len(sizes)), sizes)[left]
+    hands = len(sizes)
+    if sizes.min() == sizes.max():
+        lexical = np.lexsort((right[::hands], left[::hands]))
+        order = (lexical[None, :] * hands + np.arange(hands)[:, None]).ravel()
+        if (np.diff(left[order] * 4 + (right[order] - left[order])) > 0).all():
+            return order
+    hand = np.repeat(np.arange(hands), sizes)[left - hand_starts[0]]
     start = hand_starts[hand]
     size = sizes[hand]
     seat_left, seat_right = left - start, right - start
