@@ -26,3 +26,25 @@ def test_bench_scoring_measures_strings_in_against_codes() -> None:
     skipped = runner.invoke(app, ["bench", "scoring", "--deals", "2000", "--no-jokers",
                                   "--string-deals", "0"]).stdout
     assert "card strings" not in skipped
+
+
+def test_bench_score_measures_the_score_against_duckdb_copying_its_seats() -> None:
+    result = runner.invoke(app, ["bench", "score", "--player-hands", "3000", "--cores",
+                                 "--json"])
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.stdout)
+    assert figures["player_hands"] == 3_000
+    assert len(figures["copy_seconds"]) == 2
+    assert all(seconds > 0 for seconds in figures["copy_seconds"])
+    assert figures["copy_ratio"] == figures["score_seconds"] / (
+        sum(figures["copy_seconds"]) / 2)
+    assert figures["cores"] >= 1
+    for name in ("one_core_score_seconds", "all_cores_score_seconds",
+                 "one_core_copy_seconds", "all_cores_copy_seconds"):
+        assert figures[name] > 0, name
+    assert figures["score_speedup"] > 0
+    assert figures["copy_speedup"] > 0
+    text = runner.invoke(app, ["bench", "score", "--player-hands", "300"]).stdout
+    assert "DuckDB copying the seats to Parquet" in text
+    assert "the score takes" in text
+    assert "on 1 core" not in text

@@ -1,14 +1,19 @@
-"""``ofc-stats bench score``: scoring a warehouse of random deals, end to end into Parquet."""
+"""``ofc-stats bench score``: scoring a warehouse of random deals, end to end into Parquet,
+against DuckDB copying the same ``seats`` table to Parquet in the same run."""
 
 from __future__ import annotations
 
+import os
 import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ofc_stats.bench.data import build_benchmark_warehouse
-from ofc_stats.bench.processes import run_json
+from ofc_stats.bench.processes import one_core, run_json
+from ofc_stats.util.duckdb_connection import open_duckdb
+from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse.files import PARQUET_COMPRESSION_LEVEL
 
 
 @dataclass(frozen=True)
@@ -22,16 +27,69 @@ class WarehouseScoringBenchmark:
     peak_memory_mb: float
     fl_transitions: int
     fl_seconds: float  # of score_seconds: following Fantasyland across hands
+    # DuckDB copying the seats table to Parquet, same compression: before the score and
+    # after it (the machine's load moves; their mean is the ceiling).
+    copy_seconds: tuple[float, ...] = ()
+    cores: int = 0  # the cores the score and the copy above had
+    # With --cores: the same score again (--rescore) on one core and on all, and the copy.
+    one_core_score_seconds: float = 0.0
+    all_cores_score_seconds: float = 0.0
+    one_core_copy_seconds: float = 0.0
+    all_cores_copy_seconds: float = 0.0
+
+    @property
+    def copy_ratio(self) -> float:
+        """The score's time over DuckDB's copy of its input (target: at most 3)."""
+        if not self.copy_seconds:
+            return 0.0
+        return self.score_seconds / (sum(self.copy_seconds) / len(self.copy_seconds))
+
+    @property
+    def score_speedup(self) -> float:
+        """Score on all cores over one core (0: not measured)."""
+        if not self.all_cores_score_seconds:
+            return 0.0
+        return self.one_core_score_seconds / self.all_cores_score_seconds
+
+    @property
+    def copy_speedup(self) -> float:
+        """DuckDB's copy on all cores over one core (0: not measured)."""
+        if not self.all_cores_copy_seconds:
+            return 0.0
+        return self.one_core_copy_seconds / self.all_cores_copy_seconds
 
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""
-        return asdict(self)
+        return {**asdict(self), "copy_ratio": self.copy_ratio,
+                "score_speedup": self.score_speedup, "copy_speedup": self.copy_speedup}
+
+
+def copy_seats_seconds(root: Path, threads: int | None = None) -> float:
+    """Seconds DuckDB takes to copy every ``seats`` file of the warehouse at ``root`` into
+    one Parquet file, compressed as the warehouse compresses (zstd, same level)."""
+    files = [str(path) for path in Warehouse.open(root).files("seats")]
+    with tempfile.TemporaryDirectory(prefix="ofc-bench-copy-", dir=root.parent) as folder:
+        connection = open_duckdb()
+        try:
+            if threads is not None:
+                connection.execute(f"SET threads = {int(threads)}")
+            started = time.perf_counter()
+            connection.execute(
+                f"COPY (SELECT * FROM read_parquet(?)) TO '{Path(folder) / 'seats.parquet'}' "
+                f"(FORMAT parquet, COMPRESSION zstd, "
+                f"COMPRESSION_LEVEL {PARQUET_COMPRESSION_LEVEL})", [files])
+            return time.perf_counter() - started
+        finally:
+            connection.close()
 
 
 def benchmark_warehouse_scoring(player_hands: int = 10_000_000, players: int = 3,
-                                seed: int = 0) -> WarehouseScoringBenchmark:
+                                seed: int = 0, cores: bool = False
+                                ) -> WarehouseScoringBenchmark:
     """Build a warehouse of random deals, then time ``ofc-stats score`` on it as a real
-    process (its own peak memory, without the build's)."""
+    process (its own peak memory, without the build's), and DuckDB copying its seats to
+    Parquet before and after. With ``cores``, score again (``--rescore``) pinned to one
+    core and free on all, and copy on one thread and on all."""
     with tempfile.TemporaryDirectory(prefix="ofc-bench-") as folder:
         root = Path(folder) / "warehouse"
         started = time.perf_counter()
@@ -39,7 +97,20 @@ def benchmark_warehouse_scoring(player_hands: int = 10_000_000, players: int = 3
         files = build_benchmark_warehouse(root, player_hands, players, seed=seed,
                                           with_hands=True)
         built = time.perf_counter() - started
+        copy_before = copy_seats_seconds(root)
         summary = run_json("score", "--warehouse", str(root))
+        copy_after = copy_seats_seconds(root)
+        spread = {}
+        if cores:
+            pin = one_core()
+            spread = {
+                "one_core_score_seconds": float(run_json(
+                    "score", "--warehouse", str(root), "--rescore", pin=pin)["seconds"]),
+                "all_cores_score_seconds": float(run_json(
+                    "score", "--warehouse", str(root), "--rescore")["seconds"]),
+                "one_core_copy_seconds": copy_seats_seconds(root, threads=1),
+                "all_cores_copy_seconds": copy_seats_seconds(root),
+            }
     return WarehouseScoringBenchmark(
         player_hands=int(summary["player_hands"]), seats_files=files, build_seconds=built,
         score_seconds=float(summary["seconds"]),
@@ -47,4 +118,8 @@ def benchmark_warehouse_scoring(player_hands: int = 10_000_000, players: int = 3
         peak_memory_mb=float(summary["peak_memory_mb"]),
         fl_transitions=int(summary["transitions"]),
         fl_seconds=float(summary["transitions_seconds"]),
+        copy_seconds=(copy_before, copy_after),
+        cores=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+        else os.cpu_count() or 1,
+        **spread,
     )

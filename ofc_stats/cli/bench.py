@@ -155,13 +155,16 @@ def bench_score(
     = 10_000_000,
     players: Annotated[int, typer.Option(min=2, max=4, help="Players per hand.")] = 3,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    cores: Annotated[bool, typer.Option(
+        "--cores", help="Also score again and copy on one core and on all.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Build a warehouse of random deals, then time 'ofc-stats score' on it (a real process)."""
+    """Build a warehouse of random deals, then time 'ofc-stats score' on it (a real process)
+    against DuckDB copying its seats to Parquet."""
     from ofc_stats.bench.score import benchmark_warehouse_scoring
 
     with reported_errors():
-        result = benchmark_warehouse_scoring(player_hands, players, seed)
+        result = benchmark_warehouse_scoring(player_hands, players, seed, cores)
     if as_json:
         typer.echo(json.dumps(result.as_dict(), indent=2))
         return
@@ -174,6 +177,15 @@ def bench_score(
         f"in {result.fl_seconds:.2f} s); "
         f"peak memory {result.peak_memory_mb:,.0f} MiB"
     )
+    copies = " and ".join(f"{seconds:.2f} s" for seconds in result.copy_seconds)
+    typer.echo(f"DuckDB copying the seats to Parquet (zstd, {result.cores} cores): {copies} "
+               f"(before and after); the score takes {result.copy_ratio:.1f}x the copy")
+    if result.all_cores_score_seconds:
+        typer.echo(
+            f"score --rescore on 1 core {result.one_core_score_seconds:.2f} s, on "
+            f"{result.cores} {result.all_cores_score_seconds:.2f} s: "
+            f"{result.score_speedup:.2f}x; the copy {result.one_core_copy_seconds:.2f} s "
+            f"and {result.all_cores_copy_seconds:.2f} s: {result.copy_speedup:.2f}x")
 
 
 @bench_app.command("stats")
