@@ -11,6 +11,7 @@ from pathlib import Path
 
 from ofc_stats.bench.data import build_benchmark_warehouse
 from ofc_stats.bench.processes import one_core, run_json
+from ofc_stats.bench.scoring import ratio
 from ofc_stats.util.duckdb_connection import open_duckdb
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.files import PARQUET_COMPRESSION_LEVEL
@@ -40,23 +41,18 @@ class WarehouseScoringBenchmark:
     @property
     def copy_ratio(self) -> float:
         """The score's time over DuckDB's copy of its input (target: at most 3)."""
-        if not self.copy_seconds:
-            return 0.0
-        return self.score_seconds / (sum(self.copy_seconds) / len(self.copy_seconds))
+        copies = len(self.copy_seconds)
+        return ratio(self.score_seconds, sum(self.copy_seconds) / copies if copies else 0.0)
 
     @property
     def score_speedup(self) -> float:
         """Score on all cores over one core (0: not measured)."""
-        if not self.all_cores_score_seconds:
-            return 0.0
-        return self.one_core_score_seconds / self.all_cores_score_seconds
+        return ratio(self.one_core_score_seconds, self.all_cores_score_seconds)
 
     @property
     def copy_speedup(self) -> float:
         """DuckDB's copy on all cores over one core (0: not measured)."""
-        if not self.all_cores_copy_seconds:
-            return 0.0
-        return self.one_core_copy_seconds / self.all_cores_copy_seconds
+        return ratio(self.one_core_copy_seconds, self.all_cores_copy_seconds)
 
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""

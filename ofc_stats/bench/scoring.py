@@ -24,6 +24,11 @@ from ofc_stats.engine.scoring import RuleTables, compile_rules, score_batch
 from ofc_stats.util.memory import peak_memory_mb
 
 
+def ratio(numerator: float, denominator: float) -> float:
+    """``numerator / denominator``, 0 when the denominator was not measured (0)."""
+    return numerator / denominator if denominator else 0.0
+
+
 @dataclass(frozen=True)
 class ScoringBenchmark:
     """What one scoring benchmark run measured."""
@@ -54,16 +59,13 @@ class ScoringBenchmark:
     @property
     def string_ratio(self) -> float:
         """Scorer core speed on codes over ``score_boards`` speed with strings in."""
-        if not self.string_player_hands_per_second:
-            return 0.0
-        return self.player_hands_per_second / self.string_player_hands_per_second
+        return ratio(self.player_hands_per_second, self.string_player_hands_per_second)
 
     @property
     def string_codes_ratio(self) -> float:
         """The same tables from codes over from strings: what parsing the cards costs."""
-        if not self.string_player_hands_per_second:
-            return 0.0
-        return self.string_codes_player_hands_per_second / self.string_player_hands_per_second
+        return ratio(self.string_codes_player_hands_per_second,
+                     self.string_player_hands_per_second)
 
     @property
     def joker_ratio(self) -> float:
