@@ -139,6 +139,7 @@ def _two_byte_table() -> npt.NDArray[np.int8]:
 
 
 _TWO_BYTE_CODES = _two_byte_table()
+_PARSE_SLICE = 1 << 16
 
 
 def card_code_array(strings: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.int8]:
@@ -163,8 +164,12 @@ def card_code_array(strings: pa.Array | pa.ChunkedArray) -> npt.NDArray[np.int8]
     window = slice(strings.offset, strings.offset + count)
     lengths = np.frombuffer(views, dtype=np.int32).reshape(-1, 4)[window, 0]
     first_two = np.frombuffer(views, dtype=np.uint16).reshape(-1, 8)[window, 2]
-    codes: npt.NDArray[np.int8] = _TWO_BYTE_CODES[first_two]
-    codes[lengths != 2] = INVALID_CARD
+    codes = np.empty(count, dtype=np.int8)
+    # In slices that stay in cache: the look-up widens its indices to 64 bits.
+    for start in range(0, count, _PARSE_SLICE):
+        part = slice(start, start + _PARSE_SLICE)
+        np.take(_TWO_BYTE_CODES, first_two[part], out=codes[part])
+        codes[part][lengths[part] != 2] = INVALID_CARD
     if strings.null_count:
         valid = strings.is_valid().to_numpy(zero_copy_only=False)
         codes[~valid] = NO_CARD
