@@ -109,14 +109,17 @@ def board_list_expr() -> pl.Expr:
     return pl.concat_list(CARD_COLUMNS)
 
 
-def _row_cards(boards: pl.DataFrame, row: Row) -> pl.Series:
+def _row_cards(boards: pl.DataFrame, row: Row) -> tuple[pl.Series, bool]:
     """The row's cards as lists of strings, whether given as lists or as text (cards
-    separated by spaces or commas)."""
+    separated by spaces or commas), and whether the lists hold empty strings to leave
+    out (text split at every separator)."""
     column = boards[row.value]
     if column.dtype == pl.String:
-        return column.str.extract_all(r"[^ ,]+")
+        if column.str.contains(",", literal=True).any():
+            column = column.str.replace_all(",", " ", literal=True)
+        return column.str.split(" "), True
     if isinstance(column.dtype, pl.List) and column.dtype.inner in (pl.String, pl.Null):
-        return column.cast(pl.List(pl.String))
+        return column.cast(pl.List(pl.String)), False
     raise BoardsError(
         f"column {row.value!r} must hold lists of cards or text, not {column.dtype}")
 
@@ -127,28 +130,37 @@ class _RowCards:
 
     codes: npt.NDArray[np.int8]
     # Where each code goes: its board and place in the row (null cards take none);
-    # None when every board holds exactly ``complete`` cards, the usual case.
+    # None when every board holds exactly the row's cards, the usual case.
     board: npt.NDArray[np.int64] | None
     position: npt.NDArray[np.int64] | None
     strings: pl.Series  # the card strings, to name a bad one
     element: npt.NDArray[np.int64] | None  # each code's index in ``strings``, None: same
+    counts: npt.NDArray[np.int64]  # each board's cards in the row (null cards included)
 
 
-def _flat_row_cards(lists: pl.Series, size: int) -> _RowCards:
+def _flat_row_cards(lists: pl.Series, size: int, drop_empty: bool) -> _RowCards:
     """Every card of a list column parsed in one pass over its Arrow string views
-    (:func:`card_code_array`); null cards are left out and take no place."""
+    (:func:`card_code_array`); null cards (and with ``drop_empty`` empty strings) are
+    left out and take no place."""
     array = lists.to_arrow(compat_level=pl.CompatLevel.newest())
     if isinstance(array, pa.ChunkedArray):
         array = array.combine_chunks()
     offsets = array.offsets.to_numpy()
     values = array.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
     lengths = np.diff(offsets)
+    list_lengths = lengths
     codes = card_code_array(values)
     strings = pl.Series(values, dtype=pl.String)
     if array.null_count:  # a null list holds no cards, whatever its offsets say
-        codes[np.repeat(~array.is_valid().to_numpy(zero_copy_only=False), lengths)] = NO_CARD
-    elif len(lengths) and lengths.min() == lengths.max() == size and codes.min() >= 0:
-        return _RowCards(codes, None, None, strings, None)
+        null_lists = ~array.is_valid().to_numpy(zero_copy_only=False)
+        codes[np.repeat(null_lists, lengths)] = NO_CARD
+        list_lengths = np.where(null_lists, 0, lengths)
+    if drop_empty:
+        unread = np.flatnonzero(codes == INVALID_CARD)
+        if len(unread):
+            codes[unread[(strings.gather(unread).str.len_bytes() == 0).to_numpy()]] = NO_CARD
+    if len(lengths) and lengths.min() == lengths.max() == size and codes.min() >= 0:
+        return _RowCards(codes, None, None, strings, None, lengths)
     board = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
     element = None
     if (codes == NO_CARD).any():
@@ -157,7 +169,9 @@ def _flat_row_cards(lists: pl.Series, size: int) -> _RowCards:
     counts = np.bincount(board, minlength=len(lengths))
     firsts = np.cumsum(counts) - counts
     position = np.arange(len(board), dtype=np.int64) - firsts[board]
-    return _RowCards(codes, board, position, strings, element)
+    # A list's null cards count (the board reports them); a text's empty strings do not.
+    return _RowCards(codes, board, position, strings, element,
+                     counts if drop_empty else list_lengths)
 
 
 def boards_to_arrays(boards: pl.DataFrame) -> tuple[pl.DataFrame, BoardArrays]:
@@ -177,11 +191,12 @@ def boards_to_arrays(boards: pl.DataFrame) -> tuple[pl.DataFrame, BoardArrays]:
     if missing:
         raise BoardsError(f"boards table lacks column(s): {', '.join(missing)}")
     lists = {row: _row_cards(boards, row) for row in Row}
+    flats = {row: _flat_row_cards(cards, row.size, drop_empty)
+             for row, (cards, drop_empty) in lists.items()}
     ordered = (
         boards.drop(*Row).with_row_index("_row")
-        # A null row holds no cards, like an empty one.
-        .with_columns(*(lists[row].list.len().fill_null(0).alias(f"_{row.value}_n")
-                        for row in Row))
+        .with_columns(*(pl.Series(f"_{row.value}_n", flat.counts, dtype=pl.UInt32)
+                        for row, flat in flats.items()))
     )
     hand_ids = ordered["hand_id"]
     if hand_ids.null_count() or not hand_ids.is_sorted():  # a stable sort would change it
@@ -190,9 +205,8 @@ def boards_to_arrays(boards: pl.DataFrame) -> tuple[pl.DataFrame, BoardArrays]:
     order = ordered["_row"].to_numpy().astype(np.int64)
     cards = np.full((13, n), NO_CARD, dtype=np.int8)
     row_problems = np.zeros(n, dtype=np.uint8)
-    for row in Row:
+    for row, flat in flats.items():
         first_slot = ROW_SLOTS[row][0]
-        flat = _flat_row_cards(lists[row], row.size)
         if flat.board is None or flat.position is None:
             cards[first_slot:first_slot + row.size] = flat.codes.reshape(n, row.size).T
             continue
