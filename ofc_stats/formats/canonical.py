@@ -267,7 +267,47 @@ def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
     good_seats = seats.filter(seat_keep)
     good_cards = cards[seat_keep.to_numpy()]
     good_streets = streets.filter(~pl.col("record").is_in(bad.implode()))
+    # Streets that place a card twice are set aside; the hand (its boards) is kept.
+    twice = _cards_twice(good_streets)
+    if not twice.is_empty():
+        good_streets = good_streets.filter(~pl.col("record").is_in(twice["record"].implode()))
+        problems = pl.concat([problems, twice.join(
+            hands.select("record", "line", "site", "hand_id", "raw"), on="record").select(
+            pl.lit(file).alias("file"), pl.col("line").cast(pl.Int64),
+            pl.col("site").cast(pl.String), pl.col("hand_id").cast(pl.String),
+            pl.lit("streets").alias("kind"), "reason",
+            pl.col("raw").str.slice(0, MAX_RAW_CHARS))]).sort("line", nulls_last=True)
     return _canonical_frames(good_hands, good_seats, good_cards, good_streets, file, problems)
+
+
+def _cards_twice(streets: pl.DataFrame) -> pl.DataFrame:
+    """(``record``, ``reason``) of hands whose streets place or discard a card twice.
+
+    One deck is dealt: a card appears in a hand's streets once. fpdb-3's rounds, for
+    one, can list a card again when a snapshot showed it in another row.
+    """
+    valid = streets.filter(pl.col("code").is_not_null())
+    if valid.is_empty():
+        return pl.DataFrame(schema={"record": pl.Int64, "reason": pl.String})
+    # Count (record, card) keys with numpy, as the boards' check does.
+    records = valid["record"].to_numpy()
+    keys = (records - int(records.min())) * 64 + valid["code"].to_numpy()
+    repeated = np.bincount(keys)[keys] > 1
+    if not repeated.any():
+        return pl.DataFrame(schema={"record": pl.Int64, "reason": pl.String})
+    where = pl.format("seat {} street {} {}", "seat", "street",
+                      pl.coalesce(pl.col("row"), pl.col("action")))
+    cards = (valid.filter(pl.Series(repeated)).group_by("record", "code", maintain_order=True)
+             .agg(where.alias("places")))
+    return cards.group_by("record", maintain_order=True).agg(
+        pl.len().alias("cards"), pl.col("code").first(), pl.col("places").first(),
+    ).select(
+        pl.col("record").cast(pl.Int64),
+        pl.format("{} placed twice in the streets ({}: {}): the hand is stored without them",
+                  pl.when(pl.col("cards") == 1).then(pl.lit("a card"))
+                  .otherwise(pl.format("{} cards", pl.col("cards"))),
+                  card_names_expr(pl.col("code")), pl.col("places").list.join(", "))
+        .alias("reason"))
 
 
 def _slow_timestamps(hands: pl.DataFrame) -> pl.DataFrame:

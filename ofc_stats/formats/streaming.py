@@ -160,6 +160,20 @@ class TextChunk:
         return strings_between(self.data, starts, ends)
 
 
+def valid_utf8(data: bytes) -> tuple[bytes, Positions]:
+    """``data`` with each byte that is not valid UTF-8 replaced by ``?`` (so every
+    position stays where it was), and the positions replaced."""
+    try:
+        data.decode()
+        return data, np.zeros(0, dtype=np.int64)
+    except UnicodeDecodeError:
+        pass
+    # Rare path: one "?" per invalid byte keeps every position where it was.
+    text = data.decode("utf-8", errors=_REPLACE_BYTES).encode()
+    changed = np.frombuffer(text, dtype=np.uint8) != np.frombuffer(data, dtype=np.uint8)
+    return text, np.flatnonzero(changed).astype(np.int64)
+
+
 def strings_between(data: bytes, starts: Positions, ends: Positions) -> pl.Series:
     """A String Series of ``data[start:end]`` for each pair of positions, without copying.
 
@@ -310,15 +324,7 @@ class ByteSource:
             hits = np.flatnonzero((marks[:-2] == 0xEF) & (marks[1:-1] == 0xBF)
                                   & (marks[2:] == 0xBD))
             return data, hits.astype(np.int64)
-        try:
-            data.decode()
-            return data, np.zeros(0, dtype=np.int64)
-        except UnicodeDecodeError:
-            pass
-        # Rare path: one "?" per invalid byte keeps every position where it was.
-        text = data.decode("utf-8", errors=_REPLACE_BYTES).encode()
-        changed = np.frombuffer(text, dtype=np.uint8) != np.frombuffer(data, dtype=np.uint8)
-        return text, np.flatnonzero(changed).astype(np.int64)
+        return valid_utf8(data)
 
     def consume(self, chunk: TextChunk, size: int) -> None:
         """Drop the first ``size`` bytes of ``chunk.data`` from the buffer."""
