@@ -40,9 +40,14 @@ NOT_CARRIED: dict[Format, dict[str, tuple[str, ...]]] = {
     Format.JSONL: {},
     Format.TEXT: {},
     Format.CSV: {"streets": ("*",), "hands": ("has_streets",)},
-    Format.FPDB: {"hands": ("ruleset", "button_seat", "point_value", "currency")},
+    # fpdb-3 writes times in UTC, and its hand object cannot tell Progressive or
+    # Ultimate from Pineapple: they read back as Pineapple (the content hash, which
+    # covers the variant, follows).
+    Format.FPDB: {"hands": ("ruleset", "button_seat", "point_value", "currency",
+                            "utc_offset_minutes", "content_hash")},
 }
 SOURCE_COLUMNS = ("source_file", "source_line")
+FPDB_VARIANTS = {"progressive": "pineapple", "ultimate": "pineapple"}
 
 
 def reader_for(fmt: Format, chunk_bytes: int | None = None) -> FormatReader:
@@ -71,6 +76,8 @@ def write(fmt: Format, batches: Iterable[CanonicalBatch]) -> bytes:
 
 def comparable(batch: CanonicalBatch, fmt: Format, table: str) -> pl.DataFrame:
     frame: pl.DataFrame = getattr(batch, table)
+    if fmt is Format.FPDB and "variant" in frame.columns:
+        frame = frame.with_columns(pl.col("variant").replace(FPDB_VARIANTS))
     dropped = NOT_CARRIED[fmt].get(table, ())
     if table == "hands":
         dropped = (*dropped, *SOURCE_COLUMNS)
