@@ -54,6 +54,13 @@ def clean_hand() -> dict[str, Any]:
     return hand
 
 
+def hand(hand_id: str, **fields: Any) -> dict[str, Any]:
+    """A hand object of fpdb-3's shape (its rounds holding together), ``site`` first."""
+    record = {"site": "SealsWithClubs", **clean_hand(), "hand_id": hand_id}
+    record.update(fields)
+    return record
+
+
 def lines(*hands: dict[str, Any]) -> bytes:
     return ("\n".join(json.dumps(hand) for hand in hands) + "\n").encode()
 

@@ -27,8 +27,10 @@ import polars as pl
 from ofc_stats import formats
 from ofc_stats.formats import SNIFF_BYTES, Format, UnknownFormatError
 from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.formats.fpdb_database import DatabaseBusyError, FpdbDatabaseError, is_database
 from ofc_stats.ingest.commits import COMMIT_HANDS, Committer, compact_tables
 from ofc_stats.ingest.conflicts import unresolved_rejects
+from ofc_stats.ingest.database import plan_import, read_database_source
 from ofc_stats.ingest.dedupe import kept_hands, sort_batch
 from ofc_stats.ingest.errors import RejectedHandsError, UnknownFormatOptionError
 from ofc_stats.ingest.grouping import FileGroups
@@ -36,6 +38,7 @@ from ofc_stats.ingest.keys import HandIndex, rebuild_hand_keys
 from ofc_stats.ingest.manifest import (
     FileRun,
     ImportStatus,
+    LastImport,
     add_per_file,
     load_manifest,
     misread,
@@ -145,6 +148,9 @@ class _Ingestion:
 
     def _ingest_source(self, source: Source) -> None:
         last = self.manifest.get(source.name)
+        if source.database:
+            self._ingest_database(source, last)
+            return
         if misread(source, last, self.forced, self.archives):
             last = None  # read from the start, sniffed
         if unchanged(source, last, self.forced):
@@ -175,6 +181,48 @@ class _Ingestion:
                 return
             self._read(run, 0, None)
 
+    def _ingest_database(self, source: Source, last: LastImport | None) -> None:
+        """fpdb-3's SQLite database: the rows added since its last import."""
+        if unchanged(source, last, self.forced) and last is not None and (
+                last.status == ImportStatus.FAILED):
+            self.tally.files_unchanged += 1  # not fpdb-3's database, and still the same
+            return
+        run = FileRun(source, str(Format.FPDB), 0, 0, None)
+        if self.forced not in (None, Format.FPDB) or source.compression is not Compression.NONE:
+            self.tally.files_read += 1
+            self.runs.append(run)
+            why = ("inside an archive: unpack it to import it"
+                   if source.compression is not Compression.NONE
+                   else f"read as fpdb-3's, not as {self.forced}")
+            self._reject_file(run, "format", f"{source.name}: an SQLite database, {why}")
+            run.status = ImportStatus.FAILED
+            self.tally.files_failed += 1
+            return
+        try:
+            plan = plan_import(str(source.path), last)
+            if last is not None and plan.unchanged:
+                self.tally.files_unchanged += 1
+                return
+            self.tally.files_read += 1
+            self.runs.append(run)
+            run.start_offset = run.end_offset = plan.start
+            run.digest = last.content_hash if last is not None and plan.start else None
+            run.message = plan.message
+            read_database_source(run, self, batch_hands=self.batch_hands)
+        except DatabaseBusyError as error:  # tried again next time
+            if run not in self.runs:
+                self.tally.files_read += 1
+                self.runs.append(run)
+            self._reject_file(run, "file", str(error))
+            self.tally.files_failed += 1
+        except FpdbDatabaseError as error:  # not fpdb-3's, or damaged: until it changes
+            if run not in self.runs:
+                self.tally.files_read += 1
+                self.runs.append(run)
+            self._reject_file(run, "format", str(error))
+            run.status = ImportStatus.FAILED
+            self.tally.files_failed += 1
+
     def _sniff(self, run: FileRun) -> bool:
         """Set ``run.format`` from the source's first bytes; False if there is nothing to read."""
         try:
@@ -182,6 +230,12 @@ class _Ingestion:
             if not head:  # an empty file (a session just opened): nothing yet
                 run.status = ImportStatus.COMPLETE
                 run.digest = hashlib.sha256(b"").hexdigest()
+                return False
+            if is_database(head):  # packed: sqlite3 reads a database only as a file
+                self._reject_file(run, "format", f"{run.source.name}: an SQLite database, "
+                                  "inside an archive: unpack it to import it")
+                run.status = ImportStatus.FAILED
+                self.tally.files_failed += 1
                 return False
             run.format = str(formats.sniff(head, run.source.inner_name))
         except UnknownFormatError as error:
