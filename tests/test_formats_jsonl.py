@@ -225,3 +225,11 @@ def test_streets_placing_a_card_twice_are_set_aside_and_the_hand_kept() -> None:
     problem = assert_problem(batch.problems, "streets", "2 cards placed twice in the streets",
                              line=2, hand_id="h2")
     assert "(6s: seat 1 street 1 top, seat 2 street 1 bottom)" in problem["reason"]
+
+
+def test_a_seat_number_past_what_is_stored_is_a_seat_problem() -> None:
+    far = hand("h2", players=[{**IVEY, "seat": 300}, dict(HELLMUTH)])
+    batch = read_all(Format.JSONL, lines(far, hand("h3")))
+    assert batch.hands["hand_id"].to_list() == ["h3"]
+    assert_problem(batch.problems, "seat", "seat 300 is not a seat number (-128 to 127)",
+                   line=1, hand_id="h2")

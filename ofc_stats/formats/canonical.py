@@ -70,6 +70,7 @@ VARIANT_NAMES = {
 }
 
 MAX_RAW_CHARS = 65_536
+SEAT_RANGE = (-128, 127)  # what the int8 seat columns hold
 _TIMESTAMP = (r"^\s*(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?\s*"
               r"(Z|[+-]\d{2}:?\d{2})?\s*$")
 
@@ -353,6 +354,9 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
         pl.col("player").n_unique().alias("_names"),
         pl.col("seat").is_null().any().alias("_null_seat"),
         pl.col("player").is_null().any().alias("_null_player"),
+        # Seats are stored as int8: a number past it is no seat (and would not cast).
+        pl.col("seat").filter((pl.col("seat") < SEAT_RANGE[0]) | (pl.col("seat") > SEAT_RANGE[1]))
+        .first().alias("_bad_seat"),
     ).join(variant_of, on="record", how="right")
     lows = pl.col("_variant").replace_strict(
         {v.value: lo for v, (lo, _) in PLAYER_RANGE.items()}, default=2, return_dtype=pl.Int64)
@@ -365,6 +369,9 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
                    pl.col("_variant").fill_null("?"), lows, highs)),
         ("seat", pl.col("_null_seat") | pl.col("_null_player"),
          pl.lit("a seat without a number or player name")),
+        ("seat", pl.col("_bad_seat").is_not_null(),
+         pl.format(f"seat {{}} is not a seat number ({SEAT_RANGE[0]} to {SEAT_RANGE[1]})",
+                   pl.col("_bad_seat"))),
         ("seat", pl.col("_seats") < pl.col("_players"), pl.lit("two players in the same seat")),
         ("seat", pl.col("_names") < pl.col("_players"), pl.lit("the same player in two seats")),
     ])
