@@ -425,3 +425,12 @@ def test_sniff_and_the_writer_registered(realistic: CanonicalBatch) -> None:
 def test_card_codes_read_swc_tens() -> None:
     assert card_codes(pl.Series(["10h", "Th"])).to_list()[0] == card_codes(
         pl.Series(["Th"])).to_list()[0]
+
+
+def test_a_database_read_as_a_stream_is_one_problem(tmp_path: Path) -> None:
+    from ofc_stats.formats.fpdb_database import write_database
+
+    write_database([simulated(20, seed=3)], tmp_path / "fpdb.db3")
+    batch = read_all(Format.FPDB, (tmp_path / "fpdb.db3").read_bytes(), name="fpdb.db3")
+    assert batch.hands.is_empty()
+    assert_problem(batch.problems, "format", "read in place from its path", file="fpdb.db3")

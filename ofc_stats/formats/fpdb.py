@@ -242,6 +242,9 @@ class FpdbReader:
              start_offset: int = 0) -> Iterator[ReadBatch]:
         """Stream the hands of ``stream`` from ``start_offset`` on (see FormatReader)."""
         source = ByteSource(stream, start_offset, self.chunk_bytes, whole_lines=False)
+        if source.file_head.startswith(SQLITE_MAGIC):
+            yield _database_as_stream(file)
+            return
         parser = FpdbParser(file, source.file_head)
         if start_offset:  # resuming between two hands of the list
             parser.depth = parser.level
@@ -256,6 +259,17 @@ class FpdbReader:
     def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
         """The hands of several split files, parsed as one batch."""
         return parse_files(files, FpdbParser("", b""))
+
+
+def _database_as_stream(file: str) -> ReadBatch:
+    """fpdb-3's database handed over as a stream (a Spark job's file contents, say):
+    one problem for the file, not pages of binary read as JSON."""
+    problem = problem_rows(file, [0], "format",
+                           "an SQLite database (fpdb-3's): it is read in place from its "
+                           "path (ofc-stats ingest), not as a stream",
+                           [SQLITE_MAGIC.rstrip(b"\x00").decode()])
+    empty = CanonicalBatch.empty()
+    return ReadBatch(CanonicalBatch(empty.hands, empty.seats, empty.streets, problem), 0)
 
 
 class FpdbWriter:

@@ -246,8 +246,11 @@ def watch(paths: Sequence[str | Path], warehouse: Path | str | Warehouse | None 
                     live = live or LiveView.load(store, lock_timeout)
                     result = ingest_live(store, due, live, fmt=fmt, commit_hands=commit_hands,
                                          batch_hands=batch_hands)
-                except (ConcurrentIngestError, WarehouseLockedError) as error:
-                    live = None  # what it knew of the stored hands may be stale: reload
+                except (ConcurrentIngestError, WarehouseLockedError,
+                        FileNotFoundError) as error:
+                    # Another writer committed, kept the lock, or merged away a file being
+                    # read: what the watch knew of the stored hands may be stale. Reload.
+                    live = None
                     summary.retries += 1
                     summary.last_error = str(error)
                     if on_retry is not None:
