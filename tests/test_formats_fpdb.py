@@ -144,7 +144,7 @@ def realistic() -> CanonicalBatch:
     return batch
 
 
-@pytest.mark.parametrize("layout", ["lines", "list", "envelopes"])
+@pytest.mark.parametrize("layout", ["lines", "lines in small chunks", "list", "envelopes"])
 def test_simulated_hands_read_back_in_every_shape(realistic: CanonicalBatch, layout: str
                                                   ) -> None:
     if layout == "envelopes":  # one file each in fpdb-3; a stream of them here
@@ -154,7 +154,9 @@ def test_simulated_hands_read_back_in_every_shape(realistic: CanonicalBatch, lay
         texts = raw_json_lines(realistic).to_list()
         data = ("[\n" + ",\n".join(texts) + "\n]" if layout == "list"
                 else "\n".join(texts) + "\n").encode()
-    read = read_all(Format.FPDB, data)
+    small = layout == "lines in small chunks"
+    read = read_all(Format.FPDB, data, chunk_bytes=1 << 16 if small else None,
+                    batch_hands=70 if small else 20_000)
     assert read.problems.is_empty(), read.problems.to_dicts()[:3]
     hands, seats, streets = comparable(read)
     want_hands, want_seats, want_streets = comparable(realistic)
@@ -346,21 +348,42 @@ def test_earlier_ofc_stats_exports_still_read() -> None:
 # -- containers and damage ------------------------------------------------------------
 
 
-@pytest.mark.parametrize("layout", ["pretty list", "one-line list", "json lines", "objects"])
-def test_every_container_reads_the_same_hands(layout: str) -> None:
+def numbered_hands(count: int) -> list[dict[str, Any]]:
+    """The fixture's hand ``count`` times, numbered 1, 2, ..."""
     hands = []
-    for number in range(1, 4):
+    for number in range(1, count + 1):
         hand = raw_hand()
         hand["hand_id"] = number
         hands.append(hand)
+    return hands
+
+
+# A hand on one line is about 3,900 bytes: chunks of one line, of two, and of all.
+@pytest.mark.parametrize("chunk_bytes", [700, 9_000, 1 << 20])
+@pytest.mark.parametrize("layout", [
+    "pretty list", "one-line list", "list of lines", "json lines", "crlf lines", "objects",
+    "lines around a pretty object", "blank lines"])
+def test_every_container_reads_the_same_hands(layout: str, chunk_bytes: int) -> None:
+    hands = numbered_hands(5)
+    compact = [json.dumps(h) for h in hands]
     data = {
         "pretty list": json.dumps(hands, indent=2),
         "one-line list": json.dumps(hands),
-        "json lines": "\n".join(json.dumps(h) for h in hands) + "\n",
+        # Each hand a line of its own, the last one "{...}" as any line of hands is,
+        # but inside the list.
+        "list of lines": "[\n" + ",\n".join(compact) + "\n]\n",
+        "json lines": "\n".join(compact) + "\n",
+        "crlf lines": "\r\n".join(compact) + "\r\n",
         "objects": "\n".join(json.dumps(h, indent=1) for h in hands),
+        # Read by lines until the pretty-printed one, which spans chunks.
+        "lines around a pretty object": "\n".join(
+            [*compact[:2], json.dumps(hands[2], indent=1), *compact[3:]]) + "\n",
+        "blank lines": "\n\n".join(compact) + "\n\n",
     }[layout].encode()
-    batches = read_batches(Format.FPDB, data, chunk_bytes=700, batch_hands=2)
-    assert [h for b in batches for h in b.batch.hands["hand_id"].to_list()] == ["1", "2", "3"]
+    batches = read_batches(Format.FPDB, data, chunk_bytes=chunk_bytes, batch_hands=2)
+    assert [h for b in batches for h in b.batch.hands["hand_id"].to_list()] == [
+        "1", "2", "3", "4", "5"]
+    assert batches[-1].end_offset == len(data)
     assert all(set(b.batch.problems["kind"]) <= {"streets"} for b in batches)
     found = [line for b in batches for line in b.batch.hands["source_line"].to_list()]
     starts = [m.start() for m in re.finditer(rb'\{\s*"hand_id"', data)]
@@ -393,6 +416,44 @@ def test_a_bad_hand_in_a_list_is_set_aside(edit: Any, kind: str, reason: str) ->
     assert batch.hands["hand_id"].to_list() == ["1", "3"]
     line = text.count("\n", 0, text.index(items[1])) + 1
     assert_problem(batch.problems.filter(pl.col("kind") != "streets"), kind, reason, line=line)
+
+
+@pytest.mark.parametrize("separator", ["", " ", ",", "\t,\t"])
+def test_objects_sharing_a_line_are_each_read(separator: str) -> None:
+    first, second, third = (json.dumps(h) for h in numbered_hands(3))
+    for data in ((first + separator + second + "\n" + third + "\n").encode(),
+                 (third + "\n" + first + separator + second + "\n").encode()):
+        batch = read_all(Format.FPDB, data)
+        assert batch.problems.filter(pl.col("kind") != "streets").is_empty()
+        lines = dict(zip(batch.hands["hand_id"], batch.hands["source_line"], strict=True))
+        assert lines["1"] == lines["2"] == 1 + data.startswith(third.encode())
+    # At the end of the file without a newline, as a writer leaves them.
+    batch = read_all(Format.FPDB, (first + separator + second).encode())
+    assert sorted(batch.hands["hand_id"]) == ["1", "2"]
+
+
+def test_a_line_of_hands_cut_short_after_a_brace_waits_for_the_rest() -> None:
+    first, second = (json.dumps(h) for h in numbered_hands(2))
+    cut = second.index("]}") + 2  # the part written ends with "}" as a whole hand does
+    data = (first + "\n" + second[:cut]).encode()
+    batches = read_batches(Format.FPDB, data)
+    assert [h for b in batches for h in b.batch.hands["hand_id"].to_list()] == ["1"]
+    assert_problem(batches[-1].batch.problems, "truncated", "ends inside this hand", line=2)
+    assert batches[-1].end_offset == len(first) + 1
+    # Once it is complete, reading on from there gives the second hand alone.
+    whole = (first + "\n" + second + "\n").encode()
+    resumed = read_all(Format.FPDB, whole, start_offset=len(first) + 1)
+    assert resumed.hands["hand_id"].to_list() == ["2"]
+    assert resumed.hands["source_line"].to_list() == [2]
+
+
+def test_a_line_of_bad_json_among_hands_is_set_aside_alone() -> None:
+    first, second, third = (json.dumps(h) for h in numbered_hands(3))
+    data = (first + "\n" + second.replace('"players"', '"players" "', 1) + "\n" + third
+            + "\n").encode()
+    batch = read_all(Format.FPDB, data, chunk_bytes=9_000)
+    assert batch.hands["hand_id"].to_list() == ["1", "3"]
+    assert_problem(batch.problems, "syntax", "invalid JSON", line=2)
 
 
 def test_invalid_json_and_a_list_cut_short() -> None:

@@ -51,7 +51,7 @@ from ofc_stats.formats.fpdb_hands import (
     with_variant,
 )
 from ofc_stats.formats.fpdb_writer import raw_json_lines
-from ofc_stats.formats.jsonl import decode_json, hands_query, syntax_errors
+from ofc_stats.formats.jsonl import decode_json, hands_query, split_lines, syntax_errors
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
@@ -68,7 +68,13 @@ from ofc_stats.formats.reading import (
     with_errors,
     without_undecodable,
 )
-from ofc_stats.formats.streaming import CHUNK_BYTES, ByteSource, TextChunk, decode_head
+from ofc_stats.formats.streaming import (
+    CHUNK_BYTES,
+    NEWLINE,
+    ByteSource,
+    TextChunk,
+    decode_head,
+)
 from ofc_stats.formats.writing import write_json_lines
 
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -112,6 +118,75 @@ def bracket_depths(array: npt.NDArray[np.uint8], base: int
     return structural, step, base + np.cumsum(step)
 
 
+def _line_bounds(array: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64]
+                 ) -> npt.NDArray[np.int64]:
+    """The position of each line's last byte but its line break (start - 1 if blank)."""
+    last = np.append(starts[1:], len(array)).astype(np.int64) - 1
+    for byte in (NEWLINE, ord("\r")):
+        inside = last >= starts
+        last = np.where(inside & (array[np.maximum(last, 0)] == byte), last - 1, last)
+    return last
+
+
+def one_object_per_line(chunk: TextChunk) -> bool:
+    """Whether every non-blank line of ``chunk`` starts with ``{`` and ends with ``}``
+    (nothing around them but the line break: a pretty-printed object, or one indented
+    in a list, has lines of other shapes)."""
+    starts = chunk.line_starts()
+    if not len(starts):
+        return False
+    array = chunk.array
+    last = _line_bounds(array, starts)
+    filled = last >= starts
+    return bool(filled.any() and (array[starts[filled]] == ord("{")).all()
+                and (array[last[filled]] == ord("}")).all())
+
+
+def _lines_of_objects(head: bytes) -> bool:
+    """Whether a file's first line is one whole object (then it is read in whole lines)."""
+    first = decode_head(head).split("\n", 1)[0].strip()
+    return first.startswith("{") and first.endswith("}")
+
+
+def objects_in(text: str) -> list[str] | None:
+    """The objects of ``text`` if it holds several side by side (``{...} {...}``, only
+    white space and commas between them), else None.
+
+    Rare path: a line read as one hand that is not valid JSON.
+    """
+    array = np.frombuffer(text.encode(), dtype=np.uint8)
+    position, step, depth = bracket_depths(array, 0)
+    if not len(position) or (depth < 0).any() or depth[-1] != 0:
+        return None
+    starts = position[(step == 1) & (depth == 1)]
+    ends = position[(step == -1) & (depth == 0)] + 1
+    if len(starts) < 2 or (array[starts] != ord("{")).any():
+        return None
+    gaps = np.concatenate((array[:starts[0]], array[ends[-1]:],
+                           *(array[end:start] for end, start in zip(ends[:-1], starts[1:],
+                                                                     strict=True))))
+    if not _BETWEEN[gaps].all():
+        return None
+    data = text.encode()
+    return [data[start:end].decode() for start, end in zip(starts, ends, strict=True)]
+
+
+def objects_split(units: pl.DataFrame, decoded: pl.DataFrame) -> pl.DataFrame | None:
+    """``units`` with each invalid one that holds several objects side by side split
+    into them (each keeping its line, records numbered again), or None if none does."""
+    invalid = units.filter(~decoded["valid"])
+    pieces = {record: found for record, text in invalid.select("record", "text").iter_rows()
+              if (found := objects_in(text)) is not None}
+    if not pieces:
+        return None
+    texts = pl.DataFrame({"record": list(pieces), "pieces": list(pieces.values())},
+                         schema={"record": pl.Int64, "pieces": pl.List(pl.String)})
+    split = (units.join(texts, on="record", how="left", maintain_order="left")
+             .with_columns(pl.coalesce("pieces", pl.concat_list("text")).alias("text"))
+             .drop("pieces").explode("text"))
+    return split.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("record"))
+
+
 class FpdbParser:
     """Cuts fpdb hands out of a JSON object, list or JSON Lines file; parses them."""
 
@@ -127,7 +202,18 @@ class FpdbParser:
         return chunk.offsets(positions) if self.byte_offsets else chunk.line_numbers(positions)
 
     def split(self, chunk: TextChunk, limit: int) -> Units:
-        """Whole hand objects; an unfinished last one waits for more data."""
+        """Whole hand objects; an unfinished last one waits for more data.
+
+        Between hands, a chunk of whole lines each holding one object (fpdb-3's hand
+        objects one per line, as the writer writes them) is split by its lines, as
+        JSON Lines are: counting brackets over every byte took a third of the read.
+        """
+        if (self.level == 0 and self.depth == 0 and self.byte_offsets is not True
+                and chunk.data.endswith(b"\n") and one_object_per_line(chunk)):
+            # Hands on lines of their own are told by line (as the brackets would), and
+            # a line holding several objects side by side is split by parse.
+            self.byte_offsets = False
+            return split_lines(chunk, limit, self.file)
         data = chunk.data
         position, step, depth = bracket_depths(chunk.array, self.depth)
         opens = position[(step == 1) & (depth == self.level + 1)]
@@ -191,6 +277,8 @@ class FpdbParser:
     def parse(self, units: pl.DataFrame) -> RawHands:
         """Decode the hands in one DuckDB query and map fpdb's fields to raw frames."""
         decoded = decode_json(units, _QUERY)
+        if not decoded["valid"].all() and (split := objects_split(units, decoded)) is not None:
+            units, decoded = split, decode_json(split, _QUERY)
         frame = pl.concat([units, decoded.select("hand").unnest("hand"),
                            decoded.select("flags", "settled", "breakdown", "boards")],
                           how="horizontal")
@@ -242,6 +330,7 @@ class FpdbReader:
              start_offset: int = 0) -> Iterator[ReadBatch]:
         """Stream the hands of ``stream`` from ``start_offset`` on (see FormatReader)."""
         source = ByteSource(stream, start_offset, self.chunk_bytes, whole_lines=False)
+        source.whole_lines = _lines_of_objects(source.file_head)
         if source.file_head.startswith(SQLITE_MAGIC):
             yield _database_as_stream(file)
             return
@@ -254,6 +343,7 @@ class FpdbReader:
                    ) -> SplitFile:
         """Every hand of a whole (small) file, cut out (by its own layout) but not parsed."""
         source = ByteSource(stream, 0, self.chunk_bytes, whole_lines=False)
+        source.whole_lines = _lines_of_objects(source.file_head)
         return split_file(source, FpdbParser(file, source.file_head), file, max_hands)
 
     def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:

@@ -226,8 +226,9 @@ class ByteSource:
         self._stream = stream
         self._read_piece = getattr(stream, "read1", stream.read)
         # False: chunks may end inside a line (for formats whose hands span lines, or
-        # share one, as a JSON list on a single line does).
-        self._whole_lines = whole_lines
+        # share one, as a JSON list on a single line does). A reader may change it
+        # once it has seen the file's first bytes (``file_head``).
+        self.whole_lines = whole_lines
         self._chunk_bytes = max(64, chunk_bytes - chunk_bytes % 2)  # even: UTF-16 units
         self._buffer = bytearray()  # source bytes (UTF-8) or transcoded UTF-8 (UTF-16)
         self._eof = False
@@ -311,7 +312,7 @@ class ByteSource:
     def _cut(self) -> int:
         """Where the chunk may end: after the last newline, or (lines not kept whole)
         after the last ASCII byte, which never splits a character."""
-        if self._whole_lines:
+        if self.whole_lines:
             return self._buffer.rfind(b"\n") + 1
         tail = np.frombuffer(self._buffer[-4096:], dtype=np.uint8)
         ascii_ = np.flatnonzero(tail < 0x80)
