@@ -42,9 +42,10 @@ NOT_CARRIED: dict[Format, dict[str, tuple[str, ...]]] = {
     Format.CSV: {"streets": ("*",), "hands": ("has_streets",)},
     # fpdb-3 writes times in UTC, and its hand object cannot tell Progressive or
     # Ultimate from Pineapple: they read back as Pineapple (the content hash, which
-    # covers the variant, follows).
+    # covers the variant, follows). It has no stakes and no net money per seat.
     Format.FPDB: {"hands": ("ruleset", "button_seat", "point_value", "currency",
-                            "utc_offset_minutes", "content_hash")},
+                            "utc_offset_minutes", "content_hash"),
+                  "seats": ("point_value", "reported_money")},
 }
 SOURCE_COLUMNS = ("source_file", "source_line")
 FPDB_VARIANTS = {"progressive": "pineapple", "ultimate": "pineapple"}
@@ -120,8 +121,10 @@ def pineapple() -> CanonicalBatch:
 
 
 @pytest.mark.parametrize("fmt", IMPLEMENTED)
-@pytest.mark.parametrize(("variant", "players"), [("pineapple", 3), ("classic", 4),
-                                                   ("progressive", 2), ("ultimate", 3)])
+@pytest.mark.parametrize(("variant", "players"), [
+    ("pineapple", 3), ("classic", 4), ("progressive", 2), ("ultimate", 3),
+    ("joker-ultimate", 3), ("joker-pineapple", 2), ("double-deck", 6),
+    ("double-deck-pineapple", 5), ("deuce-to-seven", 3)])
 def test_round_trip_keeps_every_field_the_format_carries(
         fmt: Format, variant: str, players: int) -> None:
     hands = sample_hands(120, players, variant=variant, seed=players)

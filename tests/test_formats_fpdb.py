@@ -126,13 +126,14 @@ def test_the_rounds_counter_is_not_the_street() -> None:
 
 
 def comparable(batch: CanonicalBatch) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame]:
-    """What fpdb-3's shapes carry (UTC times; no stakes, button or ruleset; the hand
-    object says Pineapple for Progressive and Ultimate)."""
+    """What fpdb-3's shapes carry (UTC times; no stakes, money won, button or ruleset;
+    the hand object says Pineapple for Progressive and Ultimate)."""
     variant = pl.col("variant").replace({"progressive": "pineapple", "ultimate": "pineapple"})
     hands = batch.hands.drop("ruleset", "button_seat", "point_value", "currency",
                              "utc_offset_minutes", "content_hash", "source_file",
                              "source_line").with_columns(variant).sort("site", "hand_id")
-    seats = batch.seats.with_columns(variant).sort("site", "hand_id", "seat")
+    seats = (batch.seats.drop("point_value", "reported_money", strict=False)
+             .with_columns(variant).sort("site", "hand_id", "seat"))
     return hands, seats, batch.streets.sort("site", "hand_id", "action_order")
 
 
@@ -252,14 +253,25 @@ def test_variants(variant: object, game: str | None, expected: str) -> None:
     {"variant": {"variant": "ofcp", "pineapple": True, "deuce_to_seven": True}},
     {"game_type": "OFC/P 2-7"},
 ])
-def test_deuce_to_seven_is_set_aside_with_kind_variant(lowball: dict[str, Any]) -> None:
-    # No ruleset of this version scores the middle row as lowball.
+def test_deuce_to_seven_is_read_as_the_2_7_game(lowball: dict[str, Any]) -> None:
     other = raw_hand()
     other["hand_id"] = 777002
     hand = {**raw_hand(), **lowball}
     batch = read_all(Format.FPDB, lines(other, hand))
-    assert batch.hands["hand_id"].to_list() == ["777002"]
-    assert_problem(batch.problems, "variant", "deuce-to-seven", line=2, hand_id="777001")
+    assert batch.hands.sort("hand_id").select("hand_id", "variant").rows() == [
+        ("777001", "deuce-to-seven"), ("777002", "pineapple")]
+    assert set(batch.problems["kind"]) <= {"streets"}  # none of kind variant
+
+
+def test_deuce_to_seven_is_written_as_swc_s_ofcp_27() -> None:
+    batch = simulated(120, seed=9, tables=2, variants=("deuce-to-seven",))
+    loaded = [load_hand(line) for line in raw_json_lines(batch)]
+    assert {hand.variant for hand in loaded} == {"ofcp_27"}
+    assert {json.loads(text)["game_type"] for text in envelope_texts(batch)["text"]} == {
+        "OFC/P 2-7"}
+    read = read_all(Format.FPDB, write(Format.FPDB, [batch]))
+    assert read.problems.is_empty(), read.problems.to_dicts()[:3]
+    assert_frame_equal(comparable(read)[1], comparable(batch)[1])
 
 
 def test_seats_follow_the_players_order_when_fpdb_3_has_none() -> None:

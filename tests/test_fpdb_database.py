@@ -103,6 +103,25 @@ def test_simulated_hands_in_fpdb_3s_database_are_audited_exactly(tmp_path: Path)
     assert found_errors(warehouse) == expected
 
 
+def test_deuce_to_seven_hands_in_fpdb_3s_database_are_scored_and_audited(
+        tmp_path: Path) -> None:
+    # SwC's OFC/P 2-7 (ofcp_27) is scored under the deuce-to-seven preset, its middle
+    # row as lowball, and the room's mis-scored hands are found.
+    config = SimulationConfig(seed=23, hands=400, tables=2, variants=("deuce-to-seven",),
+                              faults=parse_faults("mis-scored=2"))
+    simulation = Simulation(config)
+    database = tmp_path / "fpdb.db3"
+    assert write_database(simulation, database) == simulation.hands_written
+    summary = ingest([database], tmp_path / "wh")
+    assert (summary.hands_stored, summary.rejected) == (simulation.hands_written, 0)
+    assert "variant" not in summary.problems_by_kind
+    warehouse = Warehouse.open(tmp_path / "wh")
+    assert score_warehouse(warehouse).hands == simulation.hands_written
+    scored = warehouse.scan("player_hands", "default").collect()
+    assert set(scored["variant"]) == {"deuce-to-seven"}
+    assert found_errors(warehouse) == expected_findings(list(simulation.faults))
+
+
 def test_a_growing_database_imports_only_the_new_rows(tmp_path: Path) -> None:
     first, second = hands_of(3, 450)[:2], hands_of(3, 450)[2:]
     database = tmp_path / "fpdb.db3"

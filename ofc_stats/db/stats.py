@@ -15,6 +15,7 @@ import polars as pl
 from ofc_stats.db.queries import query_warehouse, report_sql
 from ofc_stats.db.sql import QueryError, connect, run_sql
 from ofc_stats.engine.rules import Variant
+from ofc_stats.formats.canonical import variant_named
 from ofc_stats.warehouse import Warehouse
 
 NOTHING_SCORED = ("no scored hands in the warehouse: run 'ofc-stats score' "
@@ -35,6 +36,8 @@ def player_stats(warehouse: Warehouse, *, player: str | None = None,
     player or variant is not in the scored hands (:class:`StatsScopeError`, naming
     the closest players); other filters (``since``, ``min_hands``) may leave it empty.
     """
+    if variant is not None:
+        variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
     values = {key: str(value) for key, value in
               {"player": player, "variant": variant, "since": since,
                "min_hands": min_hands}.items() if value is not None}

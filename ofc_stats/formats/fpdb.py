@@ -63,7 +63,6 @@ from ofc_stats.formats.reading import (
     parse_files,
     problem_rows,
     read_batches,
-    set_aside,
     split_file,
     with_errors,
     without_undecodable,
@@ -285,7 +284,7 @@ class FpdbParser:
         frame = frame.with_columns(syntax_errors(units, decoded, "a hand").alias("error"))
         frame = with_variant(frame)
         hands = frame.select(
-            *raw_hand_columns(), pl.col("_variant").alias("variant"), "_deuce_to_seven",
+            *raw_hand_columns(), pl.col("_variant").alias("variant"),
             first_error([
                 pl.col("error"), pl.col("_variant_error"),
                 pl.when(pl.col("error").is_null() & pl.col("players").is_null()).then(
@@ -293,14 +292,7 @@ class FpdbParser:
             ]).alias("error"),
         )
         seats, seat_errors, streets = raw_seats(frame, hands.select("record", "variant"))
-        hands = with_errors(hands, seat_errors)
-        raw = RawHands(hands.drop("_deuce_to_seven"), seats, streets, empty_problems())
-        lowball_hands = hands.filter(pl.col("_deuce_to_seven") & pl.col("error").is_null())
-        return set_aside(raw, lowball_hands["record"], problem_rows(
-            self.file, lowball_hands["line"], "variant",
-            "deuce-to-seven OFC (ofcp_27: the middle row scored as lowball) is not scored "
-            "by this version", lowball_hands["raw"], lowball_hands["site"],
-            lowball_hands["hand_id"]))
+        return RawHands(with_errors(hands, seat_errors), seats, streets, empty_problems())
 
 
 class FpdbReader:

@@ -42,6 +42,7 @@ _PLAYER = {
     "middle": _TEXT, "bottom": _TEXT, "active": _TEXT, "points": _TEXT, "collected": _TEXT,
     # What earlier versions of ofc-stats wrote on a player (fpdb-3 has none of them).
     "in_fantasyland": _TEXT, "fl_cards": _TEXT, "royalties": _TEXT, "discards": _TEXT,
+    "money": _TEXT,
 }
 _ROUND = {"player": _TEXT, "dealt": _TEXT,
           "placed": {"top": _TEXT, "middle": _TEXT, "bottom": _TEXT}, "discarded": _TEXT}
@@ -88,7 +89,9 @@ FROM ({hands_query})
 
 PLAIN_OFC = ("", "ofc", "classic", "regular", "open face chinese", "chinese", "classic ofc")
 PINEAPPLE_OFC = ("ofcp", "ofc/p", "ofc pineapple")
-DEUCE_TO_SEVEN = "deuce-to-seven"
+DEUCE_TO_SEVEN = Variant.DEUCE_TO_SEVEN.value
+# Variants whose Fantasyland deals 13 cards and no more (as classic OFC).
+_THIRTEEN_CARD_DEALS = [variant.value for variant in Variant if not variant.pineapple_deal]
 # SwC's OFC games by game code, with the names fpdb-3 gives them (``game_type``).
 SWC_GAMES: dict[int, tuple[str, str]] = {
     70: ("OFC", Variant.CLASSIC.value), 73: ("Turbo OFC", Variant.CLASSIC.value),
@@ -114,13 +117,14 @@ def _game_variant() -> pl.Expr:
 
 def with_variant(frame: pl.DataFrame) -> pl.DataFrame:
     """Decoded hands with ``_variant`` (the name for
-    :func:`~ofc_stats.formats.canonical.normalise`), ``_deuce_to_seven`` and
-    ``_variant_error`` (a flag that is not true or false).
+    :func:`~ofc_stats.formats.canonical.normalise`) and ``_variant_error`` (a flag
+    that is not true or false).
 
     ``ofcp`` is Pineapple, Progressive where SwC's game says so; ``ofc`` (or none) is
     classic, Pineapple if the ``pineapple`` flag is set (as earlier exports wrote);
-    ``ofcp_27`` or the ``deuce_to_seven`` flag is deuce-to-seven. Other names
-    (``progressive``, ``ultimate``) go on as they are.
+    ``ofcp_27`` or the ``deuce_to_seven`` flag is deuce-to-seven (SwC's OFC/P 2-7, its
+    middle row scored as lowball). Other names (``progressive``, ``joker-ultimate``)
+    go on as they are.
     """
     flags = frame["flags"].struct
     envelope = pl.col("ofc_variant").struct
@@ -146,10 +150,9 @@ def with_variant(frame: pl.DataFrame) -> pl.DataFrame:
               .when((name == "") & game.is_not_null()).then(game)
               .otherwise(pl.lit(Variant.CLASSIC.value)))
         .otherwise(named))
-    frame = frame.with_columns(variant.alias("_variant"),
-                               first_error([pineapple_error, lowball_error])
-                               .alias("_variant_error"))
-    return frame.with_columns((pl.col("_variant") == DEUCE_TO_SEVEN).alias("_deuce_to_seven"))
+    return frame.with_columns(variant.alias("_variant"),
+                              first_error([pineapple_error, lowball_error])
+                              .alias("_variant_error"))
 
 
 def _cards(column: str) -> pl.Expr:
@@ -226,7 +229,7 @@ def raw_seats(frame: pl.DataFrame, variants: pl.DataFrame
         pl.coalesce(royalties, pl.when(pl.all_horizontal(
             value.is_not_null() for value, _ in row_royalties)).then(pl.sum_horizontal(
                 value for value, _ in row_royalties))).alias("reported_royalties"),
-        "starting_stack", "collected",
+        "starting_stack", "collected", pl.col("money").alias("reported_money"),
         pl.concat_str([pl.format("player '{}': ", pl.col("name").fill_null("?")), first_error([
             active_error, seat_error, points_error, royalties_error,
             *(error for _, error in row_royalties), fl_error, in_fl_error,
@@ -297,6 +300,10 @@ def _streets(frame: pl.DataFrame, seats: pl.DataFrame
     entries = rounds.with_columns(
         pl.when(placing).then(placed_before).otherwise(pl.max_horizontal(placed_before, 1))
         .alias("street"),
+        # The most cards one round shows: a Fantasyland deal (its copies of a card or
+        # its jokers, which distinct cards would count once, included).
+        pl.max_horizontal(pl.sum_horizontal(pl.col(kind).list.len() for kind in kinds[:-1]),
+                          pl.col("dealt").list.len()).alias("_round_cards"),
         *(pl.col(kind).list.join(" ") for kind in kinds),
     ).join(seats.select("record", "player", "seat"), on=["record", "player"], how="left",
            maintain_order="left")
@@ -306,11 +313,12 @@ def _streets(frame: pl.DataFrame, seats: pl.DataFrame
                .select("record", pl.format("a round names '{}', who is not an active player",
                                            pl.col("player").fill_null("?")).alias("error")))
     seen = (entries.filter(pl.col("seat").is_not_null())
-            .select("record", "seat", pl.concat_str(kinds, separator=" ")
+            .select("record", "seat", "_round_cards", pl.concat_str(kinds, separator=" ")
                     .str.split(" ").alias("card"))
             .explode("card").filter(pl.col("card") != "")
             .group_by("record", "seat")
-            .agg(card_codes_expr(pl.col("card")).n_unique().alias("_seen")))
+            .agg(pl.max_horizontal(card_codes_expr(pl.col("card")).n_unique(),
+                                   pl.col("_round_cards").max()).alias("_seen")))
     return actions, pl.concat([errors, unknown]), seen
 
 
@@ -321,7 +329,8 @@ def _with_fantasyland(seats: pl.DataFrame, streets: pl.DataFrame, seen: pl.DataF
 
     A player whose first street places the whole board (13 cards at once) was dealt
     Fantasyland; the cards they were dealt are those seen for them in any round
-    (dealt, placed or discarded), or 13 in classic OFC, which deals no more. A
+    (dealt, placed or discarded; or as many as one round shows, where a card may come
+    twice), or 13 in classic OFC, which deals no more. A
     Pineapple Fantasyland with no discard seen has an unknown count.
     """
     per_seat = streets.group_by("record", "seat").agg(
@@ -330,7 +339,7 @@ def _with_fantasyland(seats: pl.DataFrame, streets: pl.DataFrame, seen: pl.DataF
     per_seat = (per_seat.join(seen, on=["record", "seat"], how="left")
                 .join(variants, on="record", how="left")
                 .with_columns((pl.col("_first") >= 13).alias("_in_fl")))
-    classic = pl.col("variant").str.to_lowercase().is_in(PLAIN_OFC)
+    classic = pl.col("variant").str.to_lowercase().is_in([*PLAIN_OFC, *_THIRTEEN_CARD_DEALS])
     per_seat = per_seat.select(
         "record", "seat", "_in_fl", "_discards",
         pl.when(pl.col("_in_fl")).then(

@@ -6,9 +6,11 @@ dict per player, tens as ``10h``, keys sorted as its ``json.dumps`` sorts them);
 :func:`envelope_texts` the capture envelope it writes as ``hand_<id>.json``. Each
 street becomes the two snapshots fpdb-3 records (the cards dealt, then placed),
 numbered by its running ``round`` counter. What fpdb-3 has no place for is left out:
-stakes, the button, the ruleset, the local time offset (fpdb-3 writes UTC), and
-Progressive or Ultimate, which fpdb-3's hand object does not tell from Pineapple
-(``ofcp``; the envelope says Progressive through SwC's game name). Fantasyland is in
+stakes, the button, the ruleset, the local time offset (fpdb-3 writes UTC), the net
+money a seat won, and Progressive or Ultimate, which fpdb-3's hand object does not
+tell from Pineapple (``ofcp``; the envelope says Progressive through SwC's game name).
+Deuce-to-seven is SwC's ``ofcp_27``; games SwC does not deal (jokers, two decks) are
+written under their own names, which fpdb-3 does not read. Fantasyland is in
 the streets (a whole board laid at once), as fpdb-3 records it.
 
 ``points_breakdown`` holds per-row royalties, which ofc-stats does not store: they are
@@ -34,11 +36,19 @@ KEYS = ["site", "hand_id"]
 SORTED_ROWS = sorted(row.value for row in Row)  # fpdb-3 writes its keys sorted
 _EMPTY_LIST = pl.lit([], dtype=pl.List(pl.String))
 # fpdb-3's name of each variant, and the SwC game a capture envelope names.
-FPDB_VARIANTS = {Variant.CLASSIC.value: "ofc", Variant.PINEAPPLE.value: "ofcp",
-                 Variant.PROGRESSIVE.value: "ofcp", Variant.ULTIMATE.value: "ofcp"}
-GAME_NAMES = {Variant.CLASSIC.value: SWC_GAMES[70][0], Variant.PINEAPPLE.value: SWC_GAMES[74][0],
-              Variant.PROGRESSIVE.value: SWC_GAMES[75][0],
-              Variant.ULTIMATE.value: SWC_GAMES[77][0]}
+# Games SwC does not deal (jokers, two decks) keep their own names there (not fpdb-3's:
+# only ofc-stats reads them back).
+FPDB_VARIANTS = {
+    **{variant.value: variant.value for variant in Variant},
+    Variant.CLASSIC.value: "ofc", Variant.PINEAPPLE.value: "ofcp",
+    Variant.PROGRESSIVE.value: "ofcp", Variant.ULTIMATE.value: "ofcp",
+    Variant.DEUCE_TO_SEVEN.value: "ofcp_27"}
+GAME_NAMES = {
+    **{variant.value: variant.value for variant in Variant},
+    Variant.CLASSIC.value: SWC_GAMES[70][0], Variant.PINEAPPLE.value: SWC_GAMES[74][0],
+    Variant.PROGRESSIVE.value: SWC_GAMES[75][0], Variant.ULTIMATE.value: SWC_GAMES[77][0],
+    Variant.DEUCE_TO_SEVEN.value: SWC_GAMES[76][0]}
+_PINEAPPLE_DEALS = {variant.value: variant.pineapple_deal for variant in Variant}
 _ROW_SIZES = '{"bottom":5,"middle":5,"top":3}'
 _VALIDATION = '{"errors":[],"valid":true,"warnings":[]}'
 
@@ -162,7 +172,8 @@ def _slots(seats: pl.DataFrame, streets: pl.DataFrame) -> pl.DataFrame:
     for column in CARD_COLUMNS:
         row = column.split("_")[0]
         found = placed.filter(pl.col("row") == row).select(
-            *KEYS, "seat", pl.col("card").alias(column), pl.col("_entry").alias(f"_e_{column}"))
+            *KEYS, "seat", pl.col("card").alias(column), pl.col("_entry").alias(f"_e_{column}")
+        ).unique([*KEYS, "seat", column], keep="first", maintain_order=True)  # two decks
         frame = frame.join(found, on=[*KEYS, "seat", column], how="left",
                            maintain_order="left")
     return frame.with_columns(
@@ -273,11 +284,12 @@ def hand_parts(batch: CanonicalBatch) -> pl.DataFrame:
              .join(players, on=KEYS, how="left", maintain_order="left")
              .join(rounds, on=KEYS, how="left", maintain_order="left"))
     fpdb_name = pl.col("variant").replace_strict(FPDB_VARIANTS, return_dtype=pl.String)
+    pineapple = pl.col("variant").replace_strict(_PINEAPPLE_DEALS, return_dtype=pl.Boolean)
     flags = json_text(
-        '{"deuce_to_seven":false,"family":"ofc","hand_py_importable":false,"pineapple":%s,'
+        '{"deuce_to_seven":%s,"family":"ofc","hand_py_importable":false,"pineapple":%s,'
         '"rows":' + _ROW_SIZES + ',"variant":"%s"}',
-        pl.when(fpdb_name == "ofcp").then(pl.lit("true")).otherwise(pl.lit("false")),
-        fpdb_name)
+        pl.when(fpdb_name == "ofcp_27").then(pl.lit("true")).otherwise(pl.lit("false")),
+        pl.when(pineapple).then(pl.lit("true")).otherwise(pl.lit("false")), fpdb_name)
     return frame.select(
         *KEYS, pl.col("variant").alias("_variant"), "collections", "collections_known",
         "points_breakdown", "points_settled", "rows",

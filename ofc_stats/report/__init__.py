@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ofc_stats.formats.canonical import variant_named
 from ofc_stats.report.data import (
     EmptyScopeError,
     NoScoredHandsError,
@@ -24,6 +25,7 @@ from ofc_stats.report.data import (
     ReportScope,
     UnknownPlayerError,
     UnknownTableError,
+    UnknownVariantError,
     load_report_data,
     parse_since,
 )
@@ -40,6 +42,7 @@ __all__ = [
     "ReportSummary",
     "UnknownPlayerError",
     "UnknownTableError",
+    "UnknownVariantError",
     "default_report_path",
     "write_report",
 ]
@@ -64,9 +67,11 @@ class ReportSummary:
         return asdict(self)
 
 
-def default_report_path(player: str | None = None, table: str | None = None) -> Path:
+def default_report_path(player: str | None = None, table: str | None = None,
+                        variant: str | None = None) -> Path:
     """``reports/<player>.html``, ``reports/table-<table>.html`` (both:
-    ``reports/<player>-at-<table>.html``), or ``reports/overview.html``.
+    ``reports/<player>-at-<table>.html``), or ``reports/overview.html``; one variant's
+    adds ``-<variant>`` (``reports/overview-joker-ultimate.html``).
 
     A name is made safe for a file; if that changed it (case, spaces, other
     characters), a short hash of the exact name keeps two players' files apart.
@@ -79,12 +84,17 @@ def default_report_path(player: str | None = None, table: str | None = None) -> 
     'reports/table-deneb-38a618.html'
     >>> default_report_path().as_posix()
     'reports/overview.html'
+    >>> default_report_path(variant="deuce-to-seven").as_posix()
+    'reports/overview-deuce-to-seven.html'
     """
     parts = ([] if player is None else [_file_name(player, "player")]) + (
         [] if table is None else [_file_name(table, "table")])
     if not parts:
-        return REPORTS_FOLDER / "overview.html"
-    name = "-at-".join(parts) if player is not None else f"table-{parts[0]}"
+        name = "overview"
+    else:
+        name = "-at-".join(parts) if player is not None else f"table-{parts[0]}"
+    if variant is not None:
+        name += f"-{_file_name(variant, 'variant')}"
     return REPORTS_FOLDER / f"{name}.html"
 
 
@@ -97,13 +107,14 @@ def _file_name(name: str, fallback: str) -> str:
 
 def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None = None,
                  table: str | None = None, since: str | dt.date | dt.datetime | None = None,
-                 out: Path | str | None = None) -> ReportSummary:
+                 out: Path | str | None = None, variant: str | None = None) -> ReportSummary:
     """Write the HTML report of ``player`` (or of every player) and say what was written.
 
     Args:
         warehouse: a :class:`Warehouse`, or its folder (None: the default warehouse).
         player: the player to report on; None for an overview of every player.
         table: only this table's hands.
+        variant: only this variant's hands (``joker-ultimate``, ``deuce-to-seven``, ...).
         since: only hands from this date (midnight UTC) or ISO 8601 moment on.
         out: the HTML file; default :func:`default_report_path`. Folders are created, and
             the file is written under a temporary name and renamed into place.
@@ -111,16 +122,19 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     Raises:
         NoScoredHandsError: nothing is scored yet (run ``ofc-stats score``).
         UnknownPlayerError, UnknownTableError: no such name among the scored hands.
+        UnknownVariantError: no scored hand of that variant.
         EmptyScopeError: the player, table and date select no hand.
         ReportError: ``since`` is not a date.
     """
     started = time.perf_counter()
     store = warehouse if isinstance(warehouse, Warehouse) else Warehouse.open(warehouse)
-    scope = ReportScope(player=player, table=table, since=parse_since(since))
+    if variant is not None:
+        variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
+    scope = ReportScope(player=player, table=table, since=parse_since(since), variant=variant)
     data = load_report_data(store, scope)
     charts = report_charts(data)
     page = render_page(data, charts, dt.datetime.now(dt.UTC)).encode("utf-8")
-    target = Path(out) if out is not None else default_report_path(player, table)
+    target = Path(out) if out is not None else default_report_path(player, table, variant)
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
