@@ -28,8 +28,9 @@ fpdb-3's SQLite database itself is read by :mod:`~ofc_stats.formats.fpdb_databas
 one per line (:mod:`~ofc_stats.formats.fpdb_writer`).
 
 Hands are cut out of the bytes with numpy (brackets counted outside strings), so a
-list on a single line streams like any other file; each hand's text then goes to
-DuckDB's JSON reader as in :mod:`ofc_stats.formats.jsonl`.
+list on a single line streams like any other file; a file of one object a line is
+cut by its lines, as JSON Lines are. Each hand's text then goes to DuckDB's JSON
+reader as in :mod:`ofc_stats.formats.jsonl`.
 """
 
 from __future__ import annotations
