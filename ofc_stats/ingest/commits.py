@@ -21,7 +21,6 @@ from typing import Any
 
 import polars as pl
 
-from ofc_stats.ingest.errors import IngestError
 from ofc_stats.ingest.manifest import FileRun, imports_frame
 from ofc_stats.warehouse import PendingFile, Warehouse
 from ofc_stats.warehouse.schemas import (
@@ -81,7 +80,7 @@ class Committer:
         self.import_id = uuid.uuid4().hex
         self.pending = PendingFrames()
         self.commits = 0
-        self.next_commit = warehouse.state().commit + 1
+        self.next_commit = warehouse.head + 1
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ofc-commit")
         self.in_flight: Future[None] | None = None
         # The hands of the commit being written: stored, for dedupe, not yet readable.
@@ -128,9 +127,8 @@ class Committer:
                meta: dict[str, Any], expected: int) -> None:
         adds = [PendingFile(table, _concat(parts, schema))
                 for table, (parts, schema) in frames.items()]
-        committed = self.warehouse.commit(adds, action="ingest", meta=meta)
-        if committed != expected:  # the manifest rows name the commit: they must agree
-            raise IngestError(f"internal: commit {committed} written as {expected}")
+        # The manifest rows name the commit: it is made as that one, or refused.
+        self.warehouse.commit(adds, action="ingest", meta=meta, commit_id=expected)
 
     def wait(self) -> None:
         """Wait for the commit being written (re-raising its error, if any)."""
