@@ -170,7 +170,9 @@ def audit_warehouse(warehouse: Warehouse) -> AuditReport:
 
     Raises:
         NotScoredError: the warehouse has hands but ``score`` never ran.
+        WarehouseDamagedError: a file the log names is missing or damaged.
     """
+    warehouse.require_whole()
     if warehouse.files("hands") and not warehouse.files("player_hands", DEFAULT_SCORING):
         raise NotScoredError("the warehouse has hands but no scores: run 'ofc-stats score' first")
     parts = [*_reported_mismatches(warehouse), *_fantasyland(warehouse),

@@ -44,12 +44,12 @@ from ofc_stats.warehouse import (
 )
 from ofc_stats.warehouse.catalog import refresh_database
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
+from ofc_stats.warehouse.store import SCORINGS_FILE
 from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
 # Per scoring: which rules its stored rows were computed under (a digest, so that a
 # ruleset file edited since is noticed and everything rescored) and which seats files
 # it has scored whole (not read again: a run with nothing new reads no seats).
-SCORINGS_FILE = "scorings.json"
 HAND_KEY = ["site", "hand_id"]
 SEAT_COLUMNS = ["site", "hand_id", "variant", "table", "started_at", "seat", "player",
                 "in_fantasyland", "fl_cards", *CARD_COLUMNS, "reported_points",
@@ -220,6 +220,12 @@ def _stored_scorings(warehouse: Warehouse) -> dict[str, _ScoringRecord]:
         else:  # written by an earlier version: the digest alone
             records[str(name)] = _ScoringRecord(str(value))
     return records
+
+
+def forget_scorings(warehouse: Warehouse) -> None:
+    """Forget what every scoring has scored (``repair``, after dropping the scores):
+    the next run scores every hand."""
+    (warehouse.root / SCORINGS_FILE).unlink(missing_ok=True)
 
 
 def _record_scoring(warehouse: Warehouse, scoring: str, record: _ScoringRecord) -> None:

@@ -37,7 +37,7 @@ def audit(
     from ofc_stats.analysis.audit import audit_warehouse
     from ofc_stats.warehouse import Warehouse
 
-    with reported_errors():
+    with reported_errors(warehouse):
         report = audit_warehouse(Warehouse.open(warehouse))
     findings = report.findings
     if output is AuditFormat.JSON:

@@ -69,7 +69,7 @@ def ingest_command(
     """Import hand histories into the warehouse: every new hand once, bad ones set aside."""
     from ofc_stats.ingest import RejectedHandsError, ingest
 
-    with reported_errors():
+    with reported_errors(warehouse):
         try:
             with ingest_progress(show=not as_json) as progress:
                 summary = ingest(paths, warehouse, fmt, strict, progress, lock_timeout=wait)

@@ -62,7 +62,7 @@ def query(
         raise typer.BadParameter("give SQL or a query name (see --list)")
     values = parse_params(param or [])
     chosen = output_format(output, out)
-    with reported_errors():
+    with reported_errors(warehouse):
         frame = query_warehouse(Warehouse.open(warehouse), sql_or_name, values,
                                 allow_write=allow_write, session_gap_minutes=session_gap)
         write_frame(frame, chosen, out)

@@ -29,7 +29,7 @@ def report(
     """Write a self-contained HTML report (charts, headline figures, biggest hands)."""
     from ofc_stats.report import write_report
 
-    with reported_errors():
+    with reported_errors(warehouse):
         summary = write_report(warehouse, player=player, table=table, since=since, out=out)
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), indent=2))

@@ -33,7 +33,7 @@ def stats(
     from ofc_stats.warehouse import Warehouse
 
     chosen = output_format(output, out)
-    with reported_errors():
+    with reported_errors(warehouse):
         frame = player_stats(Warehouse.open(warehouse), player=player, variant=variant,
                              since=since, min_hands=min_hands)
         if frame.is_empty():

@@ -33,9 +33,15 @@ class QueryError(OfcStatsError):
 
 def connect(warehouse: Warehouse, *, session_gap_minutes: int | None = None
             ) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with the warehouse's views."""
+    """An in-memory DuckDB connection with the warehouse's views.
+
+    Raises:
+        WarehouseDamagedError: a file the log names is missing or damaged.
+    """
+    state = warehouse.state()
+    warehouse.require_whole(state)
     connection = open_duckdb(threads=os.cpu_count() or 2)
-    create_views(connection, warehouse)
+    create_views(connection, warehouse, state)
     connection.execute(f"SET VARIABLE session_gap_minutes = "
                        f"{int(session_gap_minutes or DEFAULT_SESSION_GAP_MINUTES)}")
     return connection

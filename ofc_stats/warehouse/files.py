@@ -15,8 +15,11 @@ import uuid
 from pathlib import Path
 
 import polars as pl
+import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from ofc_stats.util.system_errors import system_error
+
+PARQUET_MAGIC = b"PAR1"
 
 
 def fsync_directory(path: Path) -> None:
@@ -72,3 +75,43 @@ def atomic_write_parquet(frame: pl.DataFrame, path: Path, *,
         if refused is None:
             raise
         raise OSError(refused.errno, refused.strerror, str(path)) from error
+
+
+def parquet_problem(path: Path, rows: int | None = None, *, deep: bool = False,
+                    footer: bool = True) -> str | None:
+    """Why a file the log names is not the Parquet file it should be, or None.
+
+    Args:
+        path: the file.
+        rows: the rows the log says it holds, to compare (None: not compared).
+        deep: read every page, not only the footer.
+        footer: read the footer (else only Parquet's marks at both ends: cheap).
+    """
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        return "is missing"
+    except OSError as error:
+        return f"cannot be read ({error.strerror or error})"
+    if not path.is_file():
+        return "is not a regular file"
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(4)
+            handle.seek(max(0, size - 4))
+            tail = handle.read(4)
+    except OSError as error:
+        return f"cannot be read ({error.strerror or error})"
+    if size < 12 or head != PARQUET_MAGIC or tail != PARQUET_MAGIC:
+        return f"is not a Parquet file (or was cut short: {size:,} bytes)"
+    if not footer:
+        return None
+    try:
+        found = pq.read_metadata(path).num_rows
+        if deep:
+            pq.read_table(path)
+    except Exception as error:  # pyarrow's own errors: a damaged footer or page
+        return f"is damaged ({type(error).__name__}: {str(error).splitlines()[0][:160]})"
+    if rows is not None and found != rows:
+        return f"holds {found:,} rows where the log says {rows:,}"
+    return None

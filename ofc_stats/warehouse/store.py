@@ -43,7 +43,7 @@ from ofc_stats.warehouse.errors import (
     WarehouseDamagedError,
     WarehouseError,
 )
-from ofc_stats.warehouse.files import atomic_write_parquet
+from ofc_stats.warehouse.files import atomic_write_parquet, parquet_problem
 from ofc_stats.warehouse.lock import WriteLock, write_lock
 from ofc_stats.warehouse.log import (
     LOG_DIR,
@@ -64,6 +64,8 @@ from ofc_stats.warehouse.schemas import TABLE_SCHEMAS
 ENV_WAREHOUSE = "OFC_STATS_WAREHOUSE"
 DEFAULT_WAREHOUSE = Path("warehouse")
 QUARANTINE_DIR = "_quarantine"  # files no commit names, set aside (never deleted)
+# Per scoring, what ``score`` has scored (ofc_stats.analysis.score keeps it).
+SCORINGS_FILE = "scorings.json"
 # A file a commit removed (compacted away, rescored) is deleted this long after.
 KEEP_REMOVED_SECONDS = 24 * 3600
 
@@ -153,7 +155,7 @@ class Warehouse:
         paths = [self.root / f.path for f in self.state().table_files(table, partition)]
         for path in paths:
             if not path.is_file():
-                raise WarehouseDamagedError(f"{path} is missing (the log names it)", str(path))
+                raise WarehouseDamagedError(f"{path} is missing", str(path))
         return paths
 
     def scan(self, table: str, partition: str | None = None,
@@ -163,6 +165,23 @@ class Warehouse:
         if not paths:
             return (schema or pl.Schema()).to_frame().lazy()
         return pl.scan_parquet(paths)
+
+    def require_whole(self, state: WarehouseState | None = None) -> None:
+        """Check, cheaply, that every file the log names is there and looks like
+        Parquet (its marks at both ends): the commands do before they read or write,
+        so that a damaged warehouse says so, naming the file, instead of a wrong
+        number or a library's error (``ofc-stats check`` looks closer).
+
+        Raises:
+            WarehouseDamagedError: the log cannot be read, or a file is missing or
+                damaged.
+        """
+        state = state if state is not None else self.state()
+        for table_file in state.files.values():
+            path = self.root / table_file.path
+            problem = parquet_problem(path, footer=False)
+            if problem is not None:
+                raise WarehouseDamagedError(f"{path} {problem}", str(path))
 
     def commits(self) -> list[dict[str, Any]]:
         """Every commit record still in the log, oldest first (for `ofc-stats` status)."""
@@ -181,7 +200,7 @@ class Warehouse:
 
         Raises:
             WarehouseLockedError: another process kept the lock for ``timeout`` seconds.
-            WarehouseDamagedError: the log cannot be read.
+            WarehouseDamagedError: the log cannot be read, or a file it names is missing.
         """
         with write_lock(self.root, timeout) as lock:
             self._lock = lock
@@ -189,6 +208,7 @@ class Warehouse:
                 if prepare:
                     state = self.state()
                     self._head = state.commit
+                    self.require_whole(state)
                     if state.notes:
                         self.mend_checkpoints()
                     self.sweep()
