@@ -25,6 +25,7 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ofc_stats.analysis.coverage import Coverage, score_first, unscored_hands
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
@@ -55,10 +56,12 @@ class NotScoredError(OfcStatsError):
 
 @dataclass(frozen=True)
 class AuditReport:
-    """Findings (one row each) and their counts per kind and site."""
+    """Findings (one row each), their counts per kind and site, and how many stored
+    hands the findings cover."""
 
     findings: pl.DataFrame
     summary: pl.DataFrame
+    coverage: Coverage | None = None
 
     @property
     def errors(self) -> int:
@@ -165,16 +168,25 @@ def _impossible(warehouse: Warehouse) -> list[pl.LazyFrame]:
     return parts
 
 
-def audit_warehouse(warehouse: Warehouse) -> AuditReport:
+def audit_warehouse(warehouse: Warehouse, *, score: bool = True) -> AuditReport:
     """Every disagreement between the stored histories and the rules.
 
+    Args:
+        warehouse: the warehouse.
+        score: score the hands not scored yet first (else the report's ``coverage``
+            says how many stored hands it leaves out).
+
     Raises:
-        NotScoredError: the warehouse has hands but ``score`` never ran.
+        NotScoredError: the warehouse has hands but no scores, and they could not be
+            scored (``score`` false, another writer, a read-only warehouse).
         WarehouseDamagedError: a file the log names is missing or damaged.
     """
     warehouse.require_whole()
+    coverage = score_first(warehouse) if score else unscored_hands(warehouse)
     if warehouse.files("hands") and not warehouse.files("player_hands", DEFAULT_SCORING):
-        raise NotScoredError("the warehouse has hands but no scores: run 'ofc-stats score' first")
+        why = f" ({coverage.reason})" if coverage.reason else ""
+        raise NotScoredError(f"the warehouse has hands but no scores{why}: run "
+                             "'ofc-stats score' first")
     parts = [*_reported_mismatches(warehouse), *_fantasyland(warehouse),
              *_impossible(warehouse)]
     findings = (pl.concat([part.collect() for part in parts]) if parts
@@ -186,4 +198,4 @@ def audit_warehouse(warehouse: Warehouse) -> AuditReport:
     summary = (findings.group_by("kind", "severity", "site").agg(pl.len().alias("count"))
                .with_columns(pl.col("kind").replace_strict(order).alias("_order"))
                .sort("_order", "site").drop("_order"))
-    return AuditReport(findings=findings, summary=summary)
+    return AuditReport(findings=findings, summary=summary, coverage=coverage)
