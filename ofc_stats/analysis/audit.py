@@ -11,7 +11,8 @@ kind                severity  found where
 ``fl_unearned``     error     Fantasyland given, not earned
 ``fl_cards``        error     Fantasyland with the wrong number of cards
 ``impossible``      error     a board that cannot exist: duplicate cards, a row
-                              too long, an unreadable card (rejects), or an
+                              too long, an unreadable card (rejects not resolved:
+                              the hand was not stored whole after all), or an
                               incomplete board, a joker, a wrong player count
                               (flagged by the scorer)
 ``gap``             info      hands missing from a table's history
@@ -28,6 +29,7 @@ import polars as pl
 from ofc_stats.analysis.coverage import Coverage, score_first, unscored_hands
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse.catalog import UNRESOLVABLE_KINDS
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 ERROR_KINDS = ("points", "royalties", "fl_missing", "fl_unearned", "fl_cards", "impossible")
@@ -145,11 +147,27 @@ def _fantasyland(warehouse: Warehouse) -> list[pl.LazyFrame]:
     return parts
 
 
+def unresolved_rejects(warehouse: Warehouse) -> pl.LazyFrame:
+    """The rejects whose hand was never stored whole after all (by the same (site,
+    hand_id), or read from the same file and line once complete): what the
+    ``rejects`` view calls not ``resolved`` (ofc_stats.warehouse.catalog)."""
+    hands = warehouse.scan("hands").select("site", "hand_id", pl.col("source_file").alias(
+        "file"), pl.col("source_line").alias("line"))
+    rejects = warehouse.scan("rejects")
+    resolvable = ~pl.col("kind").is_in(list(UNRESOLVABLE_KINDS))
+    resolved = (rejects.filter(resolvable)
+                .join(hands.select("site", "hand_id"), on=["site", "hand_id"], how="semi"))
+    resolved = pl.concat([resolved, rejects.filter(resolvable).join(
+        hands.select("file", "line"), on=["file", "line"], how="semi")])
+    return rejects.join(resolved.unique(), on=list(rejects.collect_schema()), how="anti",
+                        nulls_equal=True)
+
+
 def _impossible(warehouse: Warehouse) -> list[pl.LazyFrame]:
     parts = []
     if warehouse.files("rejects"):
         parts.append(_finding(
-            warehouse.scan("rejects").filter(pl.col("kind").is_in(IMPOSSIBLE_REJECTS)),
+            unresolved_rejects(warehouse).filter(pl.col("kind").is_in(IMPOSSIBLE_REJECTS)),
             "impossible", "error", site=pl.col("site"), hand_id=pl.col("hand_id"),
             detail=pl.col("reason"),
             source=pl.format("{}:{}", pl.col("file"), pl.col("line").cast(pl.String)

@@ -64,6 +64,9 @@ def ingest_command(
                          "conflicted (the good hands are still stored).")] = False,
     wait: Annotated[float, typer.Option(
         min=0, help="Seconds to wait for another process writing the warehouse.")] = 30.0,
+    follow_links: Annotated[bool, typer.Option(
+        "--follow-links", help="In folders, follow links that lead out of them "
+        "(skipped and counted otherwise).")] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Import hand histories into the warehouse: every new hand once, bad ones set aside."""
@@ -72,7 +75,8 @@ def ingest_command(
     with reported_errors(warehouse):
         try:
             with ingest_progress(show=not as_json) as progress:
-                summary = ingest(paths, warehouse, fmt, strict, progress, lock_timeout=wait)
+                summary = ingest(paths, warehouse, fmt, strict, progress, lock_timeout=wait,
+                                 follow_links=follow_links)
         except RejectedHandsError as error:
             print_ingest_summary(error.summary, as_json)
             raise

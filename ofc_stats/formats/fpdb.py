@@ -308,7 +308,7 @@ def _raw_streets(frame: pl.DataFrame, seats: pl.DataFrame
         pl.when(pl.col("seat").is_null()).then(pl.format(
             "round {} names '{}', who is not an active player", "street", "player")),
     ]).alias("error"))
-    return actions, pl.concat([errors, unknown])
+    return actions, pl.concat([errors, unknown], how="diagonal")
 
 
 class FpdbReader:

@@ -21,7 +21,7 @@ import polars as pl
 
 from ofc_stats import formats
 from ofc_stats.formats import SNIFF_BYTES, Format
-from ofc_stats.ingest.sources import OpenArchive, Source, read_head
+from ofc_stats.ingest.sources import OpenArchive, Source, path_text, read_head
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.schemas import IMPORTS_SCHEMA
 
@@ -57,7 +57,7 @@ class FileRun:
         """The ``imports`` row of this segment, for commit ``commit_id``."""
         return {
             "import_id": import_id, "commit_id": commit_id, "imported_at": now,
-            "file": self.source.name, "path": str(self.source.path),
+            "file": self.source.name, "path": path_text(self.source.path),
             "member": self.source.member, "compression": str(self.source.compression),
             "format": self.format, "size": self.source.size,
             "mtime": self.source.mtime_ns, "start_offset": self.start_offset,

@@ -44,6 +44,20 @@ BASE_VIEWS = {
 }
 
 
+# A reject is resolved once its hand was stored whole after all: the same (site,
+# hand_id), or a hand read from the same file and line (a half-written hand, read again
+# once complete). Conflicts and whole files are never resolved so (ofc_stats.analysis
+# .audit applies the same rule).
+UNRESOLVABLE_KINDS = ("conflict", "file", "format")
+RESOLVED_REJECTS = f"""
+SELECT r.*, coalesce(r.kind NOT IN {UNRESOLVABLE_KINDS} AND (
+    EXISTS (SELECT 1 FROM hands h WHERE h.site = r.site AND h.hand_id = r.hand_id)
+    OR EXISTS (SELECT 1 FROM hands h WHERE h.source_file = r.file AND h.source_line = r.line)),
+    FALSE) AS resolved
+FROM {{source}} r
+"""
+
+
 def _view_files() -> list[str]:
     folder = sql_folder() / "views"
     return [entry.read_text(encoding="utf-8")
@@ -77,6 +91,10 @@ def create_views(connection: duckdb.DuckDBPyConnection, warehouse: Warehouse,
                                "SELECT * FROM _empty_frame")
             connection.unregister("_empty_frame")
             source = f"_empty_{view}"
+        if view == "rejects":
+            connection.execute(f"CREATE OR REPLACE VIEW rejects AS {RESOLVED_REJECTS}"
+                               .replace("{source}", source))
+            continue
         connection.execute(f'CREATE OR REPLACE VIEW "{view}" AS SELECT * FROM {source}')
     for text in _view_files():
         connection.execute(text)
