@@ -44,8 +44,8 @@ def query(
     list_queries: Annotated[bool, typer.Option(
         "--list", help="List the named queries and their parameters.")] = False,
     allow_write: Annotated[bool, typer.Option(
-        "--allow-write", help="Run statements other than SELECT (on a scratch in-memory "
-        "database; the warehouse's files are still reachable by COPY).")] = False,
+        "--allow-write", help="Run statements other than SELECT on a scratch in-memory "
+        "database (never on files: COPY, EXPORT, ATTACH are refused).")] = False,
     session_gap: Annotated[int | None, typer.Option(
         min=1, help="Minutes between hands that start a new session [default: 30].")] = None,
     warehouse: WarehouseOption = None,

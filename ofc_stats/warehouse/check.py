@@ -35,6 +35,7 @@ from ofc_stats.warehouse.log import (
     load_entry,
     log_names,
     read_history,
+    read_state,
     state_digest,
 )
 from ofc_stats.warehouse.schemas import TABLE_SCHEMAS
@@ -86,10 +87,16 @@ class CheckReport:
 
 
 def first_damage(warehouse: Warehouse) -> WarehouseDamagedError | None:
-    """The first damage a cheap look finds (the log; every file there, with Parquet's
-    marks at both ends), or None: for commands whose read failed, to name the file."""
+    """The first damage a look at the log and every file's footer finds (present, a
+    Parquet file, the rows the log says), or None: for commands whose read failed,
+    to name the file."""
     try:
-        warehouse.require_whole()
+        state = read_state(warehouse.root)
+        for table_file in state.files.values():
+            path = warehouse.root / table_file.path
+            problem = parquet_problem(path, table_file.rows)
+            if problem is not None:
+                return WarehouseDamagedError(f"{path} {problem}", str(path))
     except WarehouseDamagedError as error:
         return error
     except OSError:
