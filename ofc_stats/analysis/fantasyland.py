@@ -241,15 +241,30 @@ def transitions_query(files: list[str], break_minutes: int = DEFAULT_BREAK_MINUT
     player_hands = f"(SELECT * FROM read_parquet({_file_list(files)}){only})"
     if hand_files:
         all_hands = f"(SELECT * FROM read_parquet({_file_list(hand_files)}))"
-        hands = f"(SELECT * FROM read_parquet({_file_list(hand_files)}){only})"
+        hands: str | None = f"(SELECT * FROM read_parquet({_file_list(hand_files)}){only})"
+    else:
+        all_hands = f"(SELECT DISTINCT site, \"table\", hand_id FROM {every_player_hand})"
+        hands = None
+    return transitions_sql(player_hands, hands, break_minutes, all_hands)
+
+
+def transitions_sql(player_hands: str, hands: str | None = None,
+                    break_minutes: int = DEFAULT_BREAK_MINUTES,
+                    all_hands: str | None = None) -> str:
+    """The SQL that derives ``fl_transitions`` rows from a ``player_hands`` relation
+    (a table name or a parenthesised query), and the hands from ``hands`` (one row per
+    hand) or, without it, gathered from ``player_hands``. ``all_hands`` (``site``,
+    ``table``, ``hand_id``; by default the hands followed) tells how each room numbers
+    its hands, for tables too short to tell by themselves."""
+    if hands is not None:
         source = "the warehouse's hands"
     else:
-        all_hands = (f"(SELECT DISTINCT site, \"table\", hand_id FROM {every_player_hand})")
         hands = ("(SELECT site, \"table\", hand_id, min(started_at) AS started_at "
                  f"FROM {player_hands} GROUP BY ALL)")
         source = "gathered from player_hands"
     return TRANSITIONS_SQL.format(player_hands=player_hands, break_minutes=int(break_minutes),
-                                  hands=hands, hands_source=source, all_hands=all_hands,
+                                  hands=hands, hands_source=source,
+                                  all_hands=hands if all_hands is None else all_hands,
                                   own_numbering_steps=OWN_NUMBERING_STEPS)
 
 

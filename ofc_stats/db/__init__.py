@@ -2,7 +2,8 @@
 
 :mod:`~ofc_stats.db.sql` (:func:`connect`, :func:`run_sql` and its read-only guard),
 :mod:`~ofc_stats.db.queries` (the named queries of ``sql/queries``, the report's SQL)
-and :mod:`~ofc_stats.db.stats` (:func:`player_stats`). The views themselves and the
+and :mod:`~ofc_stats.db.stats` (:func:`player_stats`, the Fantasyland review's
+:func:`fantasyland_review_stats`). The views themselves and the
 ``ofc.duckdb`` file are the warehouse's catalogue (:mod:`ofc_stats.warehouse.catalog`).
 
 >>> from ofc_stats.db import connect, query_warehouse, player_stats, named_queries
@@ -21,6 +22,8 @@ from ofc_stats.db.stats import (
     NOTHING_SCORED,
     StatsScopeError,
     closest_names_hint,
+    fantasyland_points,
+    fantasyland_review_stats,
     player_stats,
 )
 
@@ -33,6 +36,8 @@ __all__ = [
     "StatsScopeError",
     "closest_names_hint",
     "connect",
+    "fantasyland_points",
+    "fantasyland_review_stats",
     "named_queries",
     "player_stats",
     "query_warehouse",

@@ -3,7 +3,8 @@
 :func:`player_stats` runs the named query ``player_summary``; when nothing is scored,
 or the player or variant asked for is not among the scored hands, it says so
 (:class:`StatsScopeError`) and names the closest players (:func:`closest_names_hint`,
-which the report uses too).
+which the report uses too). :func:`fantasyland_review_stats` runs
+``fantasyland_review``, the per-player summary of ``ofc-stats review``.
 """
 
 from __future__ import annotations
@@ -48,6 +49,27 @@ def player_stats(warehouse: Warehouse, *, player: str | None = None,
     if frame.is_empty():
         _explain_empty_stats(warehouse, player, variant)
     return frame
+
+
+def fantasyland_review_stats(warehouse: Warehouse, *, player: str | None = None,
+                             variant: str | None = None, since: str | None = None,
+                             scoring: str | None = None,
+                             min_hands: int | None = None) -> pl.DataFrame:
+    """The Fantasyland review per player (``sql/queries/fantasyland_review.sql``) of the
+    reviews stored by ``ofc-stats review``; empty when none is in scope."""
+    values = {key: str(value) for key, value in
+              {"player": player, "variant": variant, "since": since, "scoring": scoring,
+               "min_hands": min_hands}.items() if value is not None}
+    return query_warehouse(warehouse, "fantasyland_review", values)
+
+
+def fantasyland_points(warehouse: Warehouse) -> float | None:
+    """The average points a Fantasyland hand earns in the default scoring (None: no
+    Fantasyland hand scored): what RULES.md section 12 suggests a stay is worth."""
+    frame = query_warehouse(warehouse, "SELECT avg(points) AS points FROM player_hands "
+                                       "WHERE in_fantasyland")
+    value = frame["points"][0]
+    return None if value is None else float(value)
 
 
 def _explain_empty_stats(warehouse: Warehouse, player: str | None,
