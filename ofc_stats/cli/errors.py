@@ -27,8 +27,9 @@ from typer.exceptions import TyperException
 
 from ofc_stats.errors import OfcStatsError
 from ofc_stats.util.system_errors import describe_system_error, system_error
+from ofc_stats_launcher import INTERRUPTED as LAUNCHER_INTERRUPTED
 
-INTERRUPTED = "ofc-stats: interrupted"
+INTERRUPTED = LAUNCHER_INTERRUPTED.decode().strip()  # one line, the same everywhere
 
 
 def _damage(warehouse: Path | str | None) -> OfcStatsError | None:
