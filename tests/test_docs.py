@@ -70,3 +70,15 @@ def test_the_readme_python_examples_run(tmp_path: Path) -> None:
         assert done.returncode == 0, f"README Python block {number + 1}:\n{done.stderr}"
     assert (tmp_path / "warehouse" / "_log").is_dir()
     assert (tmp_path / "sim" / "faults.tsv").is_file()
+
+
+def test_every_toml_example_of_the_rulesets_page_loads(tmp_path: Path) -> None:
+    from ofc_stats.engine.rules import load_ruleset
+
+    page = (ROOT / "docs" / "rulesets.md").read_text(encoding="utf-8")
+    examples = re.findall(r"```toml\n(.*?)```", page, flags=re.DOTALL)
+    assert len(examples) >= 3
+    for index, example in enumerate(examples):
+        path = tmp_path / f"example{index}.toml"
+        path.write_text(example, encoding="utf-8")
+        assert load_ruleset(path).name

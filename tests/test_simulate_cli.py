@@ -11,7 +11,13 @@ from typer.testing import CliRunner
 
 from ofc_stats.cli import app
 from ofc_stats.simulate import FaultKind
-from ofc_stats.simulate.files import EXTENSIONS, FAULTS_FILE, SAMPLE_DATA_CONFIG, read_faults
+from ofc_stats.simulate.files import (
+    EXTENSIONS,
+    FAULTS_FILE,
+    SAMPLE_DATA_CONFIG,
+    SAMPLE_GAMES_CONFIG,
+    read_faults,
+)
 
 runner = CliRunner()
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
@@ -69,7 +75,8 @@ def test_bench_simulate_prints_throughput_and_memory() -> None:
 def test_sample_data_is_committed_and_matches_its_command() -> None:
     faults = read_faults(SAMPLE_DATA / FAULTS_FILE)
     counts = {kind: sum(fault.kind is kind for fault in faults) for kind in FaultKind}
-    assert counts == {kind: SAMPLE_DATA_CONFIG.faults.get(kind, 0) for kind in FaultKind}
+    assert counts == {kind: SAMPLE_DATA_CONFIG.faults.get(kind, 0)
+                      + SAMPLE_GAMES_CONFIG.faults.get(kind, 0) for kind in FaultKind}
     files = {path.name for path in SAMPLE_DATA.iterdir()}
     assert "broken_hands.jsonl" in files
     assert sum(path.stat().st_size for path in SAMPLE_DATA.iterdir()) < 3 * 1024 * 1024

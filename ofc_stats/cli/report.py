@@ -17,13 +17,15 @@ def report(
     player: Annotated[str | None, typer.Option(
         help="Report on this player; without it, an overview of every player.")] = None,
     table: Annotated[str | None, typer.Option(help="Only this table's hands.")] = None,
+    variant: Annotated[str | None, typer.Option(
+        help="Only this variant's hands (joker-ultimate, deuce-to-seven, ...).")] = None,
     since: Annotated[str | None, typer.Option(
         help="Only hands from this date or time on (ISO 8601, e.g. 2026-03-01; UTC "
              "unless it says otherwise).")] = None,
     out: Annotated[str | None, typer.Option(
         "--out", "-o", help="The HTML file to write, or a folder to put it in (default: "
-        "reports/<player>.html, reports/table-<table>.html or reports/overview.html).",
-        show_default=False)] = None,
+        "reports/<player>.html, reports/table-<table>.html or reports/overview.html; "
+        "-<variant> added with --variant).", show_default=False)] = None,
     warehouse: WarehouseOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -31,7 +33,8 @@ def report(
     from ofc_stats.report import write_report
 
     with reported_errors(warehouse):
-        summary = write_report(warehouse, player=player, table=table, since=since, out=out)
+        summary = write_report(warehouse, player=player, table=table, since=since, out=out,
+                               variant=variant)
     if summary.coverage is not None:
         report_coverage(summary.coverage, "this report")
     if as_json:

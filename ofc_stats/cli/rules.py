@@ -21,8 +21,9 @@ def rules(
 
     with reported_errors():
         if name is None:
+            width = max(len(name) for name in PRESETS)
             for preset in PRESETS.values():
-                typer.echo(f"{preset.name:12s} {describe_ruleset(preset)}")
+                typer.echo(f"{preset.name:{width}s}  {describe_ruleset(preset)}")
             return
         ruleset = get_ruleset(name)
     if as_json:

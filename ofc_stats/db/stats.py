@@ -16,6 +16,7 @@ from ofc_stats.analysis.coverage import score_first
 from ofc_stats.db.queries import query_warehouse, report_sql
 from ofc_stats.db.sql import QueryError, connect, run_sql
 from ofc_stats.engine.rules import Variant
+from ofc_stats.formats.canonical import variant_named
 from ofc_stats.warehouse import Warehouse
 
 NOTHING_STORED = "no hands in the warehouse: run 'ofc-stats ingest' first"
@@ -42,6 +43,8 @@ def player_stats(warehouse: Warehouse, *, player: str | None = None,
     """
     if score:
         score_first(warehouse)
+    if variant is not None:
+        variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
     values = {key: str(value) for key, value in
               {"player": player, "variant": variant, "since": since,
                "min_hands": min_hands}.items() if value is not None}

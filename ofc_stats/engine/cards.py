@@ -145,6 +145,17 @@ def card_names_expr(expr: pl.Expr) -> pl.Expr:
     )
 
 
+def deck_codes(jokers: int = 0, decks: int = 1) -> np.ndarray:
+    """The codes of a shuffled deck's cards, in order: ``decks`` times the 52 cards, then
+    the jokers (all :data:`JOKER`: a joker is a joker).
+
+    >>> len(deck_codes()), len(deck_codes(jokers=2)), len(deck_codes(decks=2))
+    (52, 54, 104)
+    """
+    cards = np.tile(np.arange(N_CARDS, dtype=np.int8), decks)
+    return np.concatenate([cards, np.full(jokers * decks, JOKER, dtype=np.int8)])
+
+
 def card_names(codes: np.ndarray) -> np.ndarray:
     """Vectorised :func:`card_text` over an integer array; empty slots become ``""``."""
     names = np.array((*CARD_NAMES, ""), dtype=object)

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ofc_stats.analysis.coverage import Coverage, score_first, unscored_hands
+from ofc_stats.formats.canonical import variant_named
 from ofc_stats.report.data import (
     EmptyScopeError,
     NoScoredHandsError,
@@ -25,6 +26,7 @@ from ofc_stats.report.data import (
     ReportScope,
     UnknownPlayerError,
     UnknownTableError,
+    UnknownVariantError,
     load_report_data,
     parse_since,
 )
@@ -41,6 +43,7 @@ __all__ = [
     "ReportSummary",
     "UnknownPlayerError",
     "UnknownTableError",
+    "UnknownVariantError",
     "default_report_path",
     "report_target",
     "write_report",
@@ -69,9 +72,11 @@ class ReportSummary:
         return asdict(self)
 
 
-def default_report_path(player: str | None = None, table: str | None = None) -> Path:
+def default_report_path(player: str | None = None, table: str | None = None,
+                        variant: str | None = None) -> Path:
     """``reports/<player>.html``, ``reports/table-<table>.html`` (both:
-    ``reports/<player>-at-<table>.html``), or ``reports/overview.html``.
+    ``reports/<player>-at-<table>.html``), or ``reports/overview.html``; one variant's
+    adds ``-<variant>`` (``reports/overview-joker-ultimate.html``).
 
     A name is made safe for a file; if that changed it (case, spaces, other
     characters), a short hash of the exact name keeps two players' files apart.
@@ -84,12 +89,17 @@ def default_report_path(player: str | None = None, table: str | None = None) -> 
     'reports/table-deneb-38a618.html'
     >>> default_report_path().as_posix()
     'reports/overview.html'
+    >>> default_report_path(variant="deuce-to-seven").as_posix()
+    'reports/overview-deuce-to-seven.html'
     """
     parts = ([] if player is None else [_file_name(player, "player")]) + (
         [] if table is None else [_file_name(table, "table")])
     if not parts:
-        return REPORTS_FOLDER / "overview.html"
-    name = "-at-".join(parts) if player is not None else f"table-{parts[0]}"
+        name = "overview"
+    else:
+        name = "-at-".join(parts) if player is not None else f"table-{parts[0]}"
+    if variant is not None:
+        name += f"-{_file_name(variant, 'variant')}"
     return REPORTS_FOLDER / f"{name}.html"
 
 
@@ -101,7 +111,7 @@ def _file_name(name: str, fallback: str) -> str:
 
 
 def report_target(out: Path | str | None, player: str | None = None,
-                  table: str | None = None) -> Path:
+                  table: str | None = None, variant: str | None = None) -> Path:
     """Where a report goes: ``out``, a regular file or a new path; a folder (one that
     exists, or a path ending in ``/``; ``.`` and the empty path are the current folder)
     means the default file name (:func:`default_report_path`) inside it; a link to a
@@ -112,7 +122,7 @@ def report_target(out: Path | str | None, player: str | None = None,
             another special file (``/dev``, ``/proc``): a report is renamed into place,
             never over one of those.
     """
-    default = default_report_path(player, table)
+    default = default_report_path(player, table, variant)
     if out is None:
         return default
     text = os.fspath(out)
@@ -136,13 +146,15 @@ def report_target(out: Path | str | None, player: str | None = None,
 
 def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None = None,
                  table: str | None = None, since: str | dt.date | dt.datetime | None = None,
-                 out: Path | str | None = None, score: bool = True) -> ReportSummary:
+                 out: Path | str | None = None, variant: str | None = None,
+                 score: bool = True) -> ReportSummary:
     """Write the HTML report of ``player`` (or of every player) and say what was written.
 
     Args:
         warehouse: a :class:`Warehouse`, or its folder (None: the default warehouse).
         player: the player to report on; None for an overview of every player.
         table: only this table's hands.
+        variant: only this variant's hands (``joker-ultimate``, ``deuce-to-seven``, ...).
         since: only hands from this date (midnight UTC) or ISO 8601 moment on.
         out: the HTML file, or a folder to put it in (:func:`report_target`); default
             :func:`default_report_path`. Folders are created, and the file is written
@@ -153,13 +165,16 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     Raises:
         NoScoredHandsError: nothing is scored yet (and it could not be).
         UnknownPlayerError, UnknownTableError: no such name among the scored hands.
+        UnknownVariantError: no scored hand of that variant.
         EmptyScopeError: the player, table and date select no hand.
         ReportError: ``since`` is not a date; ``out`` is a device or a pipe.
     """
     started = time.perf_counter()
     store = warehouse if isinstance(warehouse, Warehouse) else Warehouse.open(warehouse)
-    target = report_target(out, player, table)
-    scope = ReportScope(player=player, table=table, since=parse_since(since))
+    if variant is not None:
+        variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
+    target = report_target(out, player, table, variant)
+    scope = ReportScope(player=player, table=table, since=parse_since(since), variant=variant)
     coverage = score_first(store) if score else unscored_hands(store)
     data = load_report_data(store, scope)
     charts = report_charts(data)
