@@ -236,3 +236,21 @@ def test_a_damaged_warehouse_is_named_by_the_real_command(warehouse: Warehouse) 
     assert "Traceback" not in result.stderr
     assert "is missing" in result.stderr
     assert "ofc-stats check" in result.stderr
+
+
+def test_repair_drops_the_fantasyland_review_with_the_scores(warehouse: Warehouse) -> None:
+    from ofc_stats.analysis.fantasyland_review import REVIEW_TABLE, review_warehouse
+
+    review_warehouse(warehouse)
+    reviewed = warehouse.scan(REVIEW_TABLE, "default").select("site", "hand_id", "seat").collect()
+    assert reviewed.height > 0
+    (warehouse.root / warehouse.state().table_files("hands")[0].path).unlink()
+    report = repair_warehouse(warehouse)
+    assert report.rescore
+    # Reviews of hands no longer stored are not kept beside them.
+    assert not warehouse.state().table_files(REVIEW_TABLE)
+    ingest([SAMPLE_DATA], warehouse)
+    review_warehouse(warehouse)
+    again = warehouse.scan(REVIEW_TABLE, "default").select("site", "hand_id", "seat").collect()
+    assert again.height == again.unique().height == reviewed.height
+    assert check_warehouse(warehouse).whole

@@ -19,9 +19,10 @@ Under the write lock, in order:
    the next ``ingest`` of those files stores each hand once more, whole. When the
    lost data cannot be traced to its files (a lost ``hands`` or ``rejects`` file, a
    lost log entry), every file is marked. ``hand_keys`` is rebuilt by the next ingest.
-4. **The scores.** If hands changed or scores were lost, every scoring is dropped and
-   the next ``score`` (or ``audit``, ``stats``, ``report``, which score first)
-   scores everything again.
+4. **The scores.** If hands changed or scores were lost, every scoring and the
+   Fantasyland review (``fl_review``) are dropped: the next ``score`` (or ``audit``,
+   ``stats``, ``report``, which score first) scores everything again, the next
+   ``review`` reviews every Fantasyland hand again.
 
 All of 2-4 is one commit. ``repair`` never deletes a file: what it takes out of the
 warehouse goes to ``_quarantine/`` (or stays there).
@@ -38,6 +39,7 @@ from pathlib import Path
 import polars as pl
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
+from ofc_stats.analysis.fantasyland_review import REVIEW_TABLE
 from ofc_stats.analysis.score import forget_scorings
 from ofc_stats.ingest.manifest import read_again_rows
 from ofc_stats.warehouse import QUARANTINE_DIR, PendingFile, StagedFile, Warehouse
@@ -60,7 +62,8 @@ from ofc_stats.warehouse.schemas import IMPORTS_SCHEMA, TABLE_SCHEMAS
 
 KEY = ["site", "hand_id"]
 INGEST_TABLES = ("hands", "seats", "streets", "rejects", "hand_keys", "imports")
-SCORE_TABLES = ("player_hands", "matchups", "fl_transitions")
+# What is derived from the hands: dropped whole when hands change (scored, reviewed again).
+SCORE_TABLES = ("player_hands", "matchups", "fl_transitions", REVIEW_TABLE)
 REREAD_MESSAGE = "repair: data of this file was lost from the warehouse; read again whole"
 
 
@@ -115,8 +118,9 @@ def repair_warehouse(warehouse: Warehouse, *, lock_timeout: float = 30.0) -> Rep
                                                    "hands_removed": report.hands_removed})
         if report.rescore:
             forget_scorings(warehouse)
-            report.actions.append("dropped every scoring: the next score (or audit, stats, "
-                                  "report) scores every hand again")
+            report.actions.append("dropped every scoring and Fantasyland review: the next "
+                                  "score (or audit, stats, report) scores every hand again, "
+                                  "the next review reviews every Fantasyland hand again")
         swept = warehouse.sweep()
         if swept.quarantined:
             report.actions.append(f"moved {len(swept.quarantined):,} files no commit names "
