@@ -71,7 +71,8 @@ def assert_every_command_names(warehouse: Warehouse, tmp_path: Path, broken: str
 def test_a_whole_warehouse_checks_whole(warehouse: Warehouse) -> None:
     report = check_warehouse(warehouse, deep=True)
     assert report.whole, report.errors
-    assert report.hands == hand_keys(warehouse).height == 2993
+    keys = hand_keys(warehouse)
+    assert report.hands == keys.height == keys.unique().height > 0
     result = CliRunner().invoke(app, ["check", "-w", str(warehouse.root)])
     assert result.exit_code == 0
     assert "the warehouse is whole" in result.stdout
