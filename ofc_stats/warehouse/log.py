@@ -277,6 +277,18 @@ def entry_name(commit_id: int) -> str:
     return f"{commit_id:012d}.json"
 
 
+def read_commits_after(root: Path, commit_id: int) -> list[dict[str, Any]]:
+    """The commit records after ``commit_id``, oldest first (read one by one by id, so a
+    long log costs nothing; a commit whose record is gone is skipped)."""
+    state = read_state(root)
+    records = []
+    for later in range(commit_id + 1, state.commit + 1):
+        path = root / LOG_DIR / f"{later:012d}.json"
+        if path.exists():
+            records.append(json.loads(path.read_text()))
+    return records
+
+
 def write_commit(root: Path, record: Mapping[str, Any]) -> None:
     """Create the entry of commit ``record["id"]``, exclusively; then a checkpoint when due.
 
