@@ -14,6 +14,7 @@ from ofc_stats.analysis.fantasyland_review import review_warehouse
 from ofc_stats.analysis.score import score_warehouse
 from ofc_stats.cli import app
 from ofc_stats.db import QueryError, named_queries, query_warehouse
+from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.catalog import DATABASE_FILE
 from tests.builders import ENTRY_QQ, ENTRY_QQ_2, NOTHING_1, NOTHING_2, TRIPS_TOP, Hand, Seat, store
 
@@ -216,10 +217,10 @@ def test_intervals_and_nested_values_come_out_in_every_format(scored: Path) -> N
 
 
 def test_stats_explains_an_empty_answer(scored: Path, tmp_path: Path) -> None:
-    unscored = tmp_path / "unscored"
-    store(unscored, hands(2))
+    empty = tmp_path / "empty"
+    Warehouse.open(empty, create=True)
     cases = [
-        (["-w", str(unscored)], "no scored hands in the warehouse: run 'ofc-stats score'"),
+        (["-w", str(empty)], "no hands in the warehouse: run 'ofc-stats ingest'"),
         (["--player", "ALICE", "-w", str(scored)], "did you mean 'alice'?"),
         (["--player", "alicia", "-w", str(scored)], "did you mean 'alice'?"),
         (["--player", "zed", "-w", str(scored)], "no player named 'zed' in the scored hands\n"),

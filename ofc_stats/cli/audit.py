@@ -11,6 +11,7 @@ import typer
 
 from ofc_stats.cli.app import WarehouseOption, app, interactive
 from ofc_stats.cli.errors import reported_errors
+from ofc_stats.cli.output import report_coverage
 
 if TYPE_CHECKING:
     from ofc_stats.analysis.audit import AuditReport
@@ -37,11 +38,14 @@ def audit(
     from ofc_stats.analysis.audit import audit_warehouse
     from ofc_stats.warehouse import Warehouse
 
-    with reported_errors():
+    with reported_errors(warehouse):
         report = audit_warehouse(Warehouse.open(warehouse))
     findings = report.findings
+    if report.coverage is not None:
+        report_coverage(report.coverage, "this audit")
     if output is AuditFormat.JSON:
         typer.echo(json.dumps({
+            "coverage": report.coverage.as_dict() if report.coverage else None,
             "summary": report.summary.to_dicts(),
             "findings": findings.with_columns(pl.col("started_at").dt.to_string())
             .to_dicts()}, indent=2))

@@ -10,7 +10,13 @@ import typer
 
 from ofc_stats.cli.app import WarehouseOption, app
 from ofc_stats.cli.errors import reported_errors
-from ofc_stats.cli.output import QueryFormat, output_format, print_frame, write_frame
+from ofc_stats.cli.output import (
+    QueryFormat,
+    output_format,
+    print_frame,
+    report_coverage,
+    write_frame,
+)
 
 
 def parse_params(values: list[str]) -> dict[str, str]:
@@ -38,8 +44,8 @@ def query(
     list_queries: Annotated[bool, typer.Option(
         "--list", help="List the named queries and their parameters.")] = False,
     allow_write: Annotated[bool, typer.Option(
-        "--allow-write", help="Run statements other than SELECT (on a scratch in-memory "
-        "database; the warehouse's files are still reachable by COPY).")] = False,
+        "--allow-write", help="Run statements other than SELECT on a scratch in-memory "
+        "database (never on files: COPY, EXPORT, ATTACH are refused).")] = False,
     session_gap: Annotated[int | None, typer.Option(
         min=1, help="Minutes between hands that start a new session [default: 30].")] = None,
     warehouse: WarehouseOption = None,
@@ -62,7 +68,13 @@ def query(
         raise typer.BadParameter("give SQL or a query name (see --list)")
     values = parse_params(param or [])
     chosen = output_format(output, out)
-    with reported_errors():
-        frame = query_warehouse(Warehouse.open(warehouse), sql_or_name, values,
-                                allow_write=allow_write, session_gap_minutes=session_gap)
+    from ofc_stats.analysis.coverage import unscored_hands
+
+    with reported_errors(warehouse):
+        store = Warehouse.open(warehouse)
+        frame = query_warehouse(store, sql_or_name, values, allow_write=allow_write,
+                                session_gap_minutes=session_gap)
         write_frame(frame, chosen, out)
+        # query never writes: it says what the scored views leave out, never scores.
+        report_coverage(unscored_hands(store), "the scored views (player_hands, matchups, "
+                        "sessions)")

@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from ofc_stats.cli.app import JsonOption, WarehouseOption, app
 from ofc_stats.cli.errors import reported_errors
+from ofc_stats.cli.output import report_coverage
 
 
 @app.command()
@@ -22,21 +22,24 @@ def report(
     since: Annotated[str | None, typer.Option(
         help="Only hands from this date or time on (ISO 8601, e.g. 2026-03-01; UTC "
              "unless it says otherwise).")] = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", "-o", help="The HTML file to write (default: reports/<player>.html, "
-        "reports/table-<table>.html or reports/overview.html; -<variant> added with "
-        "--variant).", show_default=False)] = None,
+    out: Annotated[str | None, typer.Option(
+        "--out", "-o", help="The HTML file to write, or a folder to put it in (default: "
+        "reports/<player>.html, reports/table-<table>.html or reports/overview.html; "
+        "-<variant> added with --variant).", show_default=False)] = None,
     warehouse: WarehouseOption = None,
     as_json: JsonOption = False,
 ) -> None:
     """Write a self-contained HTML report (charts, headline figures, biggest hands)."""
     from ofc_stats.report import write_report
 
-    with reported_errors():
+    with reported_errors(warehouse):
         summary = write_report(warehouse, player=player, table=table, since=since, out=out,
                                variant=variant)
+    if summary.coverage is not None:
+        report_coverage(summary.coverage, "this report")
     if as_json:
-        typer.echo(json.dumps(summary.as_dict(), indent=2))
+        typer.echo(json.dumps({key: value for key, value in summary.as_dict().items()
+                               if key != "coverage"}, indent=2))
         return
     players = f"{summary.players:,} player{'' if summary.players == 1 else 's'}"
     typer.echo(f"wrote {summary.path} ({summary.bytes / 1e6:.1f} MB, {summary.charts} charts; "

@@ -25,7 +25,7 @@ def score(
     from ofc_stats.analysis.score import score_warehouse
     from ofc_stats.warehouse import Warehouse
 
-    with reported_errors():
+    with reported_errors(warehouse):
         store = Warehouse.open(warehouse)
         if interactive() and not as_json:
             from rich.progress import Progress

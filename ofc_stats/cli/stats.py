@@ -9,7 +9,7 @@ import typer
 
 from ofc_stats.cli.app import WarehouseOption, app
 from ofc_stats.cli.errors import reported_errors
-from ofc_stats.cli.output import QueryFormat, output_format, write_frame
+from ofc_stats.cli.output import QueryFormat, output_format, report_coverage, write_frame
 
 
 @app.command()
@@ -29,13 +29,16 @@ def stats(
     warehouse: WarehouseOption = None,
 ) -> None:
     """Per-player summary: hands, points, points/hand with 95% CI, foul %, FL %, scoops."""
+    from ofc_stats.analysis.coverage import score_first
     from ofc_stats.db import player_stats
     from ofc_stats.warehouse import Warehouse
 
     chosen = output_format(output, out)
-    with reported_errors():
-        frame = player_stats(Warehouse.open(warehouse), player=player, variant=variant,
-                             since=since, min_hands=min_hands)
+    with reported_errors(warehouse):
+        store = Warehouse.open(warehouse)
+        report_coverage(score_first(store), "these numbers")
+        frame = player_stats(store, player=player, variant=variant, since=since,
+                             min_hands=min_hands, score=False)
         if frame.is_empty():
             typer.echo("ofc-stats: no player matches these filters", err=True)
         write_frame(frame, chosen, out)

@@ -12,12 +12,14 @@ from __future__ import annotations
 import duckdb
 import polars as pl
 
+from ofc_stats.analysis.coverage import score_first
 from ofc_stats.db.queries import query_warehouse, report_sql
 from ofc_stats.db.sql import QueryError, connect, run_sql
 from ofc_stats.engine.rules import Variant
 from ofc_stats.formats.canonical import variant_named
 from ofc_stats.warehouse import Warehouse
 
+NOTHING_STORED = "no hands in the warehouse: run 'ofc-stats ingest' first"
 NOTHING_SCORED = ("no scored hands in the warehouse: run 'ofc-stats score' "
                   "(after 'ofc-stats ingest') first")
 
@@ -29,13 +31,18 @@ class StatsScopeError(QueryError):
 
 def player_stats(warehouse: Warehouse, *, player: str | None = None,
                  variant: str | None = None, since: str | None = None,
-                 min_hands: int | None = None) -> pl.DataFrame:
+                 min_hands: int | None = None, score: bool = True) -> pl.DataFrame:
     """The per-player summary (``sql/queries/player_summary.sql``).
 
-    An empty result is explained rather than returned when nothing is scored or the
-    player or variant is not in the scored hands (:class:`StatsScopeError`, naming
-    the closest players); other filters (``since``, ``min_hands``) may leave it empty.
+    With ``score``, the hands not scored yet are scored first
+    (:func:`ofc_stats.analysis.coverage.score_first`; call it yourself to know how
+    many were, or are still left out). An empty result is explained rather than
+    returned when nothing is scored or the player or variant is not in the scored
+    hands (:class:`StatsScopeError`, naming the closest players); other filters
+    (``since``, ``min_hands``) may leave it empty.
     """
+    if score:
+        score_first(warehouse)
     if variant is not None:
         variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
     values = {key: str(value) for key, value in
@@ -74,6 +81,8 @@ def _explain_empty_stats(warehouse: Warehouse, player: str | None,
     try:
         known = run_sql(connection, "SELECT DISTINCT player, variant FROM player_hands")
         if known.is_empty():
+            if not warehouse.state().table_files("hands"):
+                raise StatsScopeError(NOTHING_STORED)
             raise StatsScopeError(NOTHING_SCORED)
         if variant is not None and variant not in set(known["variant"]):
             variants = ", ".join(v.value for v in Variant)

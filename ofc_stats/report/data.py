@@ -240,12 +240,11 @@ def load_report_data(warehouse: Warehouse, scope: ReportScope,
         "sessions_shown": limits.sessions_shown, "count": limits.biggest,
     }
     with tempfile.TemporaryDirectory(prefix="ofc-report-") as spill:
-        connection = connect(warehouse)
+        # Bounded memory: past the limit DuckDB spills its sorts to disk.
+        connection = connect(warehouse, settings={
+            "memory_limit": DUCKDB_MEMORY_LIMIT, "temp_directory": spill,
+            "preserve_insertion_order": False})
         try:
-            # Bounded memory: past the limit DuckDB spills its sorts to disk.
-            connection.execute(f"SET memory_limit = '{DUCKDB_MEMORY_LIMIT}'")
-            connection.execute("SET temp_directory = '{}'".format(spill.replace("'", "''")))
-            connection.execute("SET preserve_insertion_order = false")
             return _load(connection, scope, limits, values)
         finally:
             connection.close()
