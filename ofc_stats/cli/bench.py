@@ -181,7 +181,7 @@ def bench_score(
     )
     copies = " and ".join(f"{seconds:.2f} s" for seconds in result.copy_seconds)
     typer.echo(f"DuckDB copying the seats to Parquet (zstd, {result.cores} cores): {copies} "
-               f"(before and after); the score takes {result.copy_ratio:.1f}x the copy")
+               f"(twice); the score takes {result.copy_ratio:.1f}x the copy")
     if result.all_cores_score_seconds:
         typer.echo(
             f"score --rescore on 1 core {result.one_core_score_seconds:.2f} s, on "
