@@ -30,7 +30,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import BinaryIO, cast
 
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.errors import ExitCode, OfcStatsError
 
 # Suffixes a folder walk picks up; a file named on the command line is always read.
 HISTORY_SUFFIXES = frozenset({".jsonl", ".ndjson", ".json", ".txt", ".csv", ".log"})
@@ -43,7 +43,7 @@ MAX_PENDING_BYTES = 256 * 1024 * 1024
 class SourceError(OfcStatsError):
     """A path on the command line that names no readable input."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class Compression(StrEnum):
