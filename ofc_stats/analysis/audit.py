@@ -1,6 +1,7 @@
 """``ofc-stats audit``: every place where the history and the rules disagree.
 
-Reads what ``score`` wrote (the default scoring) and what ``ingest`` set aside:
+Reads what ``score`` wrote (the default scoring, or a stored what-if) and what
+``ingest`` set aside:
 
 ==================  ========  ===============================================
 kind                severity  found where
@@ -25,7 +26,8 @@ from dataclasses import dataclass
 
 import polars as pl
 
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.analysis.fantasyland import transitions_of
+from ofc_stats.errors import NotScoredError
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
@@ -47,10 +49,6 @@ FINDINGS_SCHEMA = pl.Schema({
     "boards": pl.String(),
     "source": pl.String(),
 })
-
-
-class NotScoredError(OfcStatsError):
-    """The warehouse holds hands that were never scored."""
 
 
 @dataclass(frozen=True)
@@ -80,11 +78,22 @@ def _finding(frame: pl.LazyFrame, kind: str, severity: str, **columns: pl.Expr
                            for name, expr in values.items()})
 
 
-def _reported_mismatches(warehouse: Warehouse) -> list[pl.LazyFrame]:
-    player_hands = warehouse.scan("player_hands", DEFAULT_SCORING)
-    if not warehouse.files("player_hands", DEFAULT_SCORING):
+Hand = tuple[str, str]  # (site, hand_id)
+
+
+def _only(frame: pl.LazyFrame, hand: Hand | None) -> pl.LazyFrame:
+    """The rows of one hand (all with None): read only that far."""
+    if hand is None:
+        return frame
+    return frame.filter((pl.col("site") == hand[0]) & (pl.col("hand_id") == hand[1]))
+
+
+def _reported_mismatches(warehouse: Warehouse, scoring: str, hand: Hand | None
+                         ) -> list[pl.LazyFrame]:
+    if not warehouse.files("player_hands", scoring):
         return []
-    seats = warehouse.scan("seats").select(
+    player_hands = _only(warehouse.scan("player_hands", scoring), hand)
+    seats = _only(warehouse.scan("seats"), hand).select(
         "site", "hand_id", "seat",
         pl.format("{}: {} / {} / {}", "player", "top", "middle", "bottom").alias("board"))
     parts = []
@@ -113,10 +122,14 @@ def _reported_mismatches(warehouse: Warehouse) -> list[pl.LazyFrame]:
     return parts
 
 
-def _fantasyland(warehouse: Warehouse) -> list[pl.LazyFrame]:
-    if not warehouse.files("fl_transitions"):
+def _fantasyland(warehouse: Warehouse, scoring: str, hand: Hand | None
+                 ) -> list[pl.LazyFrame]:
+    if scoring == DEFAULT_SCORING and not warehouse.files("fl_transitions"):
         return []
-    transitions = warehouse.scan("fl_transitions")
+    transitions = transitions_of(warehouse, scoring)
+    if not transitions.collect_schema().names():
+        return []
+    transitions = _only(transitions, hand)
     parts = []
     for status in ("fl_missing", "fl_unearned", "fl_cards"):
         parts.append(_finding(
@@ -142,19 +155,20 @@ def _fantasyland(warehouse: Warehouse) -> list[pl.LazyFrame]:
     return parts
 
 
-def _impossible(warehouse: Warehouse) -> list[pl.LazyFrame]:
+def _impossible(warehouse: Warehouse, scoring: str, hand: Hand | None
+                ) -> list[pl.LazyFrame]:
     parts = []
-    if warehouse.files("rejects"):
+    if warehouse.files("rejects") and hand is None:  # a rejected hand is not stored
         parts.append(_finding(
             warehouse.scan("rejects").filter(pl.col("kind").is_in(IMPOSSIBLE_REJECTS)),
             "impossible", "error", site=pl.col("site"), hand_id=pl.col("hand_id"),
             detail=pl.col("reason"),
             source=pl.format("{}:{}", pl.col("file"), pl.col("line").cast(pl.String)
                              .fill_null("?"))))
-    if warehouse.files("player_hands", DEFAULT_SCORING):
-        flagged = warehouse.scan("player_hands", DEFAULT_SCORING).filter(
+    if warehouse.files("player_hands", scoring):
+        flagged = _only(warehouse.scan("player_hands", scoring), hand).filter(
             pl.col("problem").is_not_null())
-        seats = warehouse.scan("seats").select(
+        seats = _only(warehouse.scan("seats"), hand).select(
             "site", "hand_id", "seat",
             pl.format("{} / {} / {}", "top", "middle", "bottom").alias("board"))
         parts.append(_finding(
@@ -165,16 +179,19 @@ def _impossible(warehouse: Warehouse) -> list[pl.LazyFrame]:
     return parts
 
 
-def audit_warehouse(warehouse: Warehouse) -> AuditReport:
-    """Every disagreement between the stored histories and the rules.
+def audit_warehouse(warehouse: Warehouse, scoring: str = DEFAULT_SCORING,
+                    hand: Hand | None = None) -> AuditReport:
+    """Every disagreement between the stored histories and the rules: the rules of the
+    default scoring, or of a stored what-if ``scoring`` (whose Fantasyland chains are
+    followed now, under its rules); with ``hand`` (site, hand id), that hand's only.
 
     Raises:
         NotScoredError: the warehouse has hands but ``score`` never ran.
     """
-    if warehouse.files("hands") and not warehouse.files("player_hands", DEFAULT_SCORING):
+    if warehouse.files("hands") and not warehouse.files("player_hands", scoring):
         raise NotScoredError("the warehouse has hands but no scores: run 'ofc-stats score' first")
-    parts = [*_reported_mismatches(warehouse), *_fantasyland(warehouse),
-             *_impossible(warehouse)]
+    parts = [*_reported_mismatches(warehouse, scoring, hand),
+             *_fantasyland(warehouse, scoring, hand), *_impossible(warehouse, scoring, hand)]
     findings = (pl.concat([part.collect() for part in parts]) if parts
                 else FINDINGS_SCHEMA.to_frame())
     order = {kind: rank for rank, kind in enumerate((*ERROR_KINDS, *INFO_KINDS))}
