@@ -1,10 +1,12 @@
 """Running SQL over the warehouse: a connection with every view, and the read-only guard.
 
 :func:`connect` gives an in-memory DuckDB connection with the warehouse's views
-(:mod:`ofc_stats.warehouse.catalog`). :func:`run_sql` runs reading statements only,
-unless told otherwise: ``EXPLAIN ANALYZE`` runs what it explains, so it is judged by
-that, and a PIVOT over values from the data (DuckDB makes it a MULTI statement that
-may write) is refused.
+(:mod:`ofc_stats.warehouse.catalog`), under the default scoring or a what-if.
+:func:`run_sql` runs reading statements only, unless told otherwise: ``EXPLAIN
+ANALYZE`` runs what it explains, so it is judged by that, and a PIVOT over values from
+the data (DuckDB makes it a MULTI statement that may write) is refused. Of several
+statements the last one's result is returned; a reading statement before it, whose
+result would be lost, is refused.
 """
 
 from __future__ import annotations
@@ -12,12 +14,15 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
+from functools import cache
 
 import duckdb
 import polars as pl
 
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.analysis.score import resolve_scoring
+from ofc_stats.errors import ExitCode, OfcStatsError
 from ofc_stats.util.duckdb_connection import open_duckdb
+from ofc_stats.util.sql_files import sql_folder
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.catalog import create_views
 
@@ -28,16 +33,33 @@ DEFAULT_SESSION_GAP_MINUTES = 30
 class QueryError(OfcStatsError):
     """A query DuckDB rejected, a refused writing statement, or a bad parameter."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
-def connect(warehouse: Warehouse, *, session_gap_minutes: int | None = None
-            ) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with the warehouse's views."""
+@cache
+def report_sql(name: str) -> str:
+    """The text of ``sql/report/<name>.sql`` (the report's datasets and helpers)."""
+    text: str = (sql_folder() / "report" / f"{name}.sql").read_text(encoding="utf-8")
+    return text
+
+
+def connect(warehouse: Warehouse, *, session_gap_minutes: int | None = None,
+            scoring: str | None = None) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with the warehouse's views.
+
+    Args:
+        warehouse: the warehouse.
+        session_gap_minutes: minutes between hands that start a new session.
+        scoring: the scoring ``player_hands``, ``matchups`` and the views over them
+            show: a stored scoring, or a ruleset scored before (see
+            :func:`~ofc_stats.analysis.score.resolve_scoring`); None: the default.
+    """
+    chosen = resolve_scoring(warehouse, scoring)
     connection = open_duckdb(threads=os.cpu_count() or 2)
     create_views(connection, warehouse)
     connection.execute(f"SET VARIABLE session_gap_minutes = "
                        f"{int(session_gap_minutes or DEFAULT_SESSION_GAP_MINUTES)}")
+    connection.execute(f"SET VARIABLE scoring = {_literal(chosen)}")
     return connection
 
 
@@ -61,6 +83,13 @@ def run_sql(connection: duckdb.DuckDBPyConnection, sql: str,
             raise QueryError(
                 f"refused: {refused[0]} statements can change files; queries are read-only "
                 "(use --allow-write to run them on a scratch database)")
+    lost = [number for number, statement in enumerate(statements[:-1], start=1)
+            if statement.type in ALLOWED_STATEMENTS]
+    if lost:
+        raise QueryError(
+            f"{len(statements)} statements given, and statement {lost[0]} is a "
+            f"{statements[lost[0] - 1].type.name} whose result would be lost: a query "
+            "returns the result of its last statement only; run them one at a time")
     try:
         for statement in statements[:-1]:
             connection.execute(statement)
@@ -112,6 +141,10 @@ def _writing_kind(statement: duckdb.Statement) -> str | None:
         kinds = [kind for s in explained if (kind := _writing_kind(s)) is not None]
         return f"EXPLAIN {kinds[0]}" if kinds else None
     return None
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _quoted(name: str) -> str:
