@@ -444,15 +444,50 @@ def ruleset_as_dict(ruleset: Ruleset) -> dict[str, Any]:
     }
 
 
+def stay_rows(fantasyland: FantasylandRules) -> list[str]:
+    """The rows that keep a player in Fantasyland, e.g. ``["222+ top", "quads+ bottom"]``."""
+    return [f"{hand}+ {row}" for hand, row in ((fantasyland.stay_top, "top"),
+                                                 (fantasyland.stay_middle, "middle"),
+                                                 (fantasyland.stay_bottom, "bottom")) if hand]
+
+
 def describe_ruleset(ruleset: Ruleset) -> str:
     """One line: scoring, Fantasyland entry and counts, stay rule."""
     fantasyland = ruleset.fantasyland
     entry = ", ".join(f"{hand} {cards}" for hand, cards in fantasyland.entry)
-    stays = [f"{fantasyland.stay_top}+ top" if fantasyland.stay_top else "",
-             f"{fantasyland.stay_middle}+ middle" if fantasyland.stay_middle else "",
-             f"{fantasyland.stay_bottom}+ bottom" if fantasyland.stay_bottom else ""]
     stay_cards = (f"{fantasyland.stay_cards} cards" if isinstance(fantasyland.stay_cards, int)
                   else "same count")
     moon = f"; shoot the moon {ruleset.moon_points}" if ruleset.shoot_the_moon else ""
     return (f"{ruleset.variant.value}, {ruleset.scoring.value} scoring; FL entry {entry}; "
-            f"stay on {' / '.join(s for s in stays if s)} ({stay_cards}){moon}")
+            f"stay on {' / '.join(stay_rows(fantasyland))} ({stay_cards}){moon}")
+
+
+def defaults_taken(path: Path) -> list[str]:
+    """What a TOML ruleset leaves to the defaults, in words: a missing ``base`` (so
+    pineapple), a missing ``name`` (so the file's name), nothing set at all.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     empty = Path(folder) / "house.toml"
+    ...     _ = empty.write_text("")
+    ...     for note in defaults_taken(empty):
+    ...         print(note[:50])
+    sets no base: it is 'pineapple' with the changes i
+    sets no name: it is called 'house', after the file
+    sets nothing else: the rules are exactly pineapple
+    """
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return []  # loading it says what is wrong
+    notes = []
+    if "base" not in data and "variant" not in data:
+        others = [f'"{name}"' for name in PRESETS if name != "pineapple"]
+        notes.append(f"sets no base: it is 'pineapple' with the changes it lists (base = "
+                     f"{', '.join(others[:-1])} or {others[-1]} starts from another)")
+    if "name" not in data:
+        notes.append(f"sets no name: it is called {path.stem!r}, after the file")
+    if not set(data) - {"name", "base", "variant"}:
+        base = str(data.get("base", data.get("variant", "pineapple")))
+        notes.append(f"sets nothing else: the rules are exactly {base}'s")
+    return notes
