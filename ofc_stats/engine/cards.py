@@ -101,6 +101,37 @@ def cards_text(codes: Iterable[int]) -> str:
     return " ".join(card_text(code) for code in codes if code != NO_CARD)
 
 
+def display_order(cards: Iterable[str]) -> list[str]:
+    """A row's cards in the order players read them: the biggest group of a rank first
+    (quads, trips, pairs), higher ranks first within a size, a wheel's ace last;
+    jokers and unreadable cards at the end.
+
+    >>> display_order(["Ac", "7h", "7d", "7s", "7c"])
+    ['7s', '7h', '7d', '7c', 'Ac']
+    >>> display_order("Kd 3c Kh 3s 9c".split()), display_order("Ah 2c 5d 3h 4s".split())
+    (['Kh', 'Kd', '3s', '3c', '9c'], ['5d', '4s', '3h', '2c', 'Ah'])
+    """
+    items = list(cards)
+    codes = {}
+    for card in items:
+        try:
+            codes[card] = parse_card(card)
+        except InvalidCardError:
+            codes[card] = -1
+    ranks = [code // 4 for code in codes.values() if 0 <= code < N_CARDS]
+    wheel = sorted(ranks) == [0, 1, 2, 3, 12]
+
+    def key(card: str) -> tuple[int, int, int]:
+        code = codes[card]
+        if not 0 <= code < N_CARDS:
+            return (1, 0, 0)
+        rank = code // 4
+        shown_rank = -1 if wheel and rank == 12 else rank
+        return (0, -ranks.count(rank), -(shown_rank * 4 + code % 4))
+
+    return sorted(items, key=key)
+
+
 def _case_variants(text: str) -> set[str]:
     variants = {""}
     for char in text:
