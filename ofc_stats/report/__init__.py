@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ofc_stats.analysis.score import resolve_scoring
 from ofc_stats.report.data import (
     EmptyScopeError,
     NoScoredHandsError,
@@ -31,6 +32,7 @@ from ofc_stats.report.figures import report_charts
 from ofc_stats.report.page import render_page
 from ofc_stats.util.memory import peak_memory_mb
 from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 __all__ = [
     "EmptyScopeError",
@@ -64,27 +66,40 @@ class ReportSummary:
         return asdict(self)
 
 
-def default_report_path(player: str | None = None, table: str | None = None) -> Path:
+def default_report_path(player: str | None = None, table: str | None = None,
+                        since: str | dt.date | dt.datetime | None = None,
+                        scoring: str | None = None) -> Path:
     """``reports/<player>.html``, ``reports/table-<table>.html`` (both:
-    ``reports/<player>-at-<table>.html``), or ``reports/overview.html``.
+    ``reports/<player>-at-<table>.html``), or ``reports/overview.html``; a period
+    (``--since``) and a what-if scoring add ``-since-<date>`` and ``-<scoring>``, so
+    reports of different scopes never overwrite each other.
 
-    A name is made safe for a file; if that changed it (case, spaces, other
-    characters), a short hash of the exact name keeps two players' files apart.
+    A name is made safe for a file (lower case, anything but letters and digits a
+    ``-``); if that changed it, a short hash of the exact name keeps two players'
+    files apart.
 
     >>> default_report_path("alice").as_posix()
     'reports/alice.html'
-    >>> default_report_path("Phil Ivey").as_posix()
-    'reports/phil-ivey-d2cbd9.html'
+    >>> default_report_path("ColdWhale").as_posix()
+    'reports/coldwhale-9f4e77.html'
+    >>> default_report_path("Phil Ivey", since="2026-03-01").as_posix()
+    'reports/phil-ivey-d2cbd9-since-2026-03-01.html'
     >>> default_report_path(table="Deneb").as_posix()
     'reports/table-deneb-38a618.html'
-    >>> default_report_path().as_posix()
-    'reports/overview.html'
+    >>> default_report_path(since="2026-03-01T20:00+01:00", scoring="ultimate").as_posix()
+    'reports/overview-since-2026-03-01t1900z-ultimate.html'
     """
     parts = ([] if player is None else [_file_name(player, "player")]) + (
         [] if table is None else [_file_name(table, "table")])
-    if not parts:
-        return REPORTS_FOLDER / "overview.html"
-    name = "-at-".join(parts) if player is not None else f"table-{parts[0]}"
+    name = ("overview" if not parts else "-at-".join(parts) if player is not None
+            else f"table-{parts[0]}")
+    moment = parse_since(since)
+    if moment is not None:
+        stamp = (moment.strftime("%Y-%m-%d") if moment.time() == dt.time(0)
+                 else moment.strftime("%Y-%m-%dt%H%Mz"))
+        name += f"-since-{stamp}"
+    if scoring is not None and scoring != DEFAULT_SCORING:
+        name += f"-{_file_name(scoring, 'scoring')}"
     return REPORTS_FOLDER / f"{name}.html"
 
 
@@ -97,16 +112,19 @@ def _file_name(name: str, fallback: str) -> str:
 
 def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None = None,
                  table: str | None = None, since: str | dt.date | dt.datetime | None = None,
-                 out: Path | str | None = None) -> ReportSummary:
+                 out: Path | str | None = None, scoring: str | None = None) -> ReportSummary:
     """Write the HTML report of ``player`` (or of every player) and say what was written.
 
     Args:
         warehouse: a :class:`Warehouse`, or its folder (None: the default warehouse).
         player: the player to report on; None for an overview of every player.
         table: only this table's hands.
-        since: only hands from this date (midnight UTC) or ISO 8601 moment on.
+        since: only hands from this date (midnight UTC) or moment on (ISO 8601, or as
+            :func:`ofc_stats.util.moments.parse_moment` reads it: ``yesterday``, ``7d``).
         out: the HTML file; default :func:`default_report_path`. Folders are created, and
             the file is written under a temporary name and renamed into place.
+        scoring: a stored what-if scoring to report from (see
+            :func:`ofc_stats.analysis.score.resolve_scoring`); None: the default.
 
     Raises:
         NoScoredHandsError: nothing is scored yet (run ``ofc-stats score``).
@@ -116,11 +134,14 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     """
     started = time.perf_counter()
     store = warehouse if isinstance(warehouse, Warehouse) else Warehouse.open(warehouse)
-    scope = ReportScope(player=player, table=table, since=parse_since(since))
+    chosen = resolve_scoring(store, scoring)
+    moment = parse_since(since)
+    scope = ReportScope(player=player, table=table, since=moment, scoring=chosen)
     data = load_report_data(store, scope)
     charts = report_charts(data)
     page = render_page(data, charts, dt.datetime.now(dt.UTC)).encode("utf-8")
-    target = Path(out) if out is not None else default_report_path(player, table)
+    target = (Path(out) if out is not None
+              else default_report_path(player, table, moment, chosen))
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:

@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from ofc_stats.engine.cards import RANKS, SUITS, parse_card
+from ofc_stats.engine.cards import RANKS, SUITS, display_order, parse_card
 from ofc_stats.engine.rules import Row
 from ofc_stats.errors import InvalidCardError
 from ofc_stats.report.data import ReportData, format_moment
@@ -76,19 +76,27 @@ def _finite(value: object) -> float | None:
 
 
 def signed(value: object, digits: int = 0) -> str:
-    """A number with its sign, e.g. ``+1,234`` or ``-0.35``; an en dash if unknown."""
+    """A number with its sign, e.g. ``+1,234`` or ``−0.35``; zero unsigned (never
+    ``-0.00``); an en dash if unknown.
+
+    >>> signed(-0.001, 2), signed(3), signed(-0.35, 2)
+    ('0.00', '+3', '−0.35')
+    """
     number = _finite(value)
     if number is None:
         return "–"
+    number = round(number, digits) + 0.0
+    if number == 0:
+        return f"{0:.{digits}f}"
     return f"{number:+,.{digits}f}".replace("-", "−")
 
 
 def plain(value: object, digits: int = 0) -> str:
-    """A number without a forced sign, e.g. ``1,234`` or ``2.66``."""
+    """A number without a forced sign, e.g. ``1,234`` or ``2.66``; never ``-0``."""
     number = _finite(value)
     if number is None:
         return "–"
-    return f"{number:,.{digits}f}".replace("-", "−")
+    return f"{round(number, digits) + 0.0:,.{digits}f}".replace("-", "−")
 
 
 def percent(value: object) -> str:
@@ -243,16 +251,10 @@ def card_html(text: str) -> str:
 
 
 def row_html(text: str | None, size: int) -> str:
-    """A row's cards, highest rank first, padded with empty slots to the row's size."""
+    """A row's cards as players read them (quads before their kicker, pairs before the
+    rest, higher first), padded with empty slots to the row's size."""
     cards = (text or "").split()
-
-    def rank_of(card: str) -> int:
-        try:
-            return parse_card(card)
-        except InvalidCardError:
-            return -1
-
-    tiles = [card_html(card) for card in sorted(cards, key=rank_of, reverse=True)]
+    tiles = [card_html(card) for card in display_order(cards)]
     tiles += ['<span class="card e" title="empty slot"></span>'] * (size - len(cards))
     return f'<div class="cards">{"".join(tiles)}</div>'
 
@@ -347,7 +349,7 @@ def render_page(data: ReportData, charts: Sequence[Chart], generated: dt.datetim
 <header class="page-head">
 <h1>OFC report <span class="subject">{escape(subject)}</span></h1>
 <p class="scope">{escape(scope_text)} · {escape(hands)}
-({escape(data.summary["variants"] or "")}) · scored under each variant's preset ·
+({escape(data.summary["variants"] or "")}) · {escape(data.rules)} ·
 generated {escape(format_moment(generated))} UTC by ofc-stats {escape(__version__)}</p>
 </header>
 <main>
@@ -422,7 +424,7 @@ table.players tbody tr:hover { background: #f9fafb; }
 .chart h2 { font-size: 16px; margin: 0 0 2px; }
 .chart figcaption { color: var(--muted); font-size: 12.5px; margin-top: 4px; }
 .plot { width: 100%; }
-.hands-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(680px, 1fr));
+.hands-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(600px, 1fr));
   gap: 16px; }
 .hands-column h3 { font-size: 15px; margin: 6px 0 8px; }
 .hand { background: var(--card); border: 1px solid var(--line); border-radius: 10px;
