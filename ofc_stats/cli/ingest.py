@@ -42,28 +42,39 @@ def ingest_progress(show: bool) -> Iterator[ProgressCallback | None]:
 
 
 def print_ingest_summary(summary: IngestSummary, as_json: bool) -> None:
-    """The summary on stdout (text or JSON); a warning line on stderr if hands were set aside."""
+    """The summary on stdout (text or JSON); on stderr, if anything was set aside, a
+    warning line and the first few problems, each with its file, line and reason."""
     typer.echo(json.dumps(summary.as_dict(), indent=2) if as_json else summary.report())
     problems = summary.problem_text()
-    if problems:
-        typer.echo(f"ofc-stats: warning: {problems}; see docs/ingest.md", err=True)
+    if not problems:
+        return
+    typer.echo(f"ofc-stats: warning: {problems}; see docs/ingest.md", err=True)
+    for example in summary.examples:
+        typer.echo(f"  {example}", err=True)
+    more = summary.rejected + summary.conflicts - len(summary.examples)
+    if more > 0:
+        typer.echo(f"  ... and {more:,} more: ofc-stats query 'FROM rejects'", err=True)
 
 
-@app.command("ingest")
+@app.command("ingest", short_help="Import hand histories into the warehouse, every hand "
+                                   "once.")
 def ingest_command(
     paths: Annotated[list[str], typer.Argument(
-        help="History files, folders (walked recursively), globs, or .gz .bz2 .xz .zip "
-             "archives.", show_default=False)],
+        metavar="PATH...", help="History files, folders (walked recursively), globs, or "
+        ".gz .bz2 .xz .zip archives.", show_default=False)],
     warehouse: Annotated[Path | None, typer.Option(
-        "--warehouse", "-w", help="The warehouse folder, created on first use "
-        "(default: $OFC_STATS_WAREHOUSE, else ./warehouse).", show_default=False)] = None,
+        "--warehouse", "-w", metavar="DIR", help="The warehouse folder, created on first "
+        "use [default: $OFC_STATS_WAREHOUSE, else ./warehouse].", show_default=False)]
+    = None,
     fmt: Annotated[str, typer.Option(
-        "--format", "-f", help="auto (sniff each file), jsonl, text, csv or fpdb.")] = "auto",
+        "--format", "-f", metavar="FORMAT",
+        help="auto (sniff each file), jsonl, text, csv or fpdb.")] = "auto",
     strict: Annotated[bool, typer.Option(
         "--strict", help="Exit with code 4 if any hand or file was rejected or "
                          "conflicted (the good hands are still stored).")] = False,
     wait: Annotated[float, typer.Option(
-        min=0, help="Seconds to wait for another process writing the warehouse.")] = 30.0,
+        min=0, metavar="SECONDS",
+        help="Seconds to wait for another process writing the warehouse.")] = 30.0,
     as_json: JsonOption = False,
 ) -> None:
     """Import hand histories into the warehouse: every new hand once, bad ones set aside."""
