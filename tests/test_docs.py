@@ -40,6 +40,11 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
         assert (command.help or "").strip(), f"{name} has no help text"
         if name.startswith("bench "):
             assert name.removeprefix("bench ") in benchmarks, f"README lacks bench {name}"
+        elif " " in name:  # a group's subcommand: in the group's row
+            group, sub = name.split(" ", 1)
+            row = re.search(rf"`ofc-stats {group} \[([a-z|\\]+)\]`", README)
+            assert row is not None, f"README lacks ofc-stats {group}"
+            assert sub in row.group(1).replace("\\", "").split("|"), f"README lacks {name}"
         else:
             assert f"`ofc-stats {name}" in README, f"README lacks ofc-stats {name}"
 
