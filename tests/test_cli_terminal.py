@@ -180,6 +180,8 @@ ERRORS = [
     (["stats", "--player", "coldwhale"], "no player named 'coldwhale' in the scored hands; "
                                          "did you mean 'ColdWhale'", 2),
     (["stats", "--columns", "plyer"], "--columns: no column 'plyer'; did you mean 'player'?", 2),
+    (["stats", "--columns", ","], "--columns: give the columns to show, comma-separated", 2),
+    (["stats", "--scoring", ""], "--scoring needs a name (stored: 'default')", 2),
     (["stats", "--scoring", "nosuch"], "--scoring 'nosuch': no such scoring (stored: "
                                        "'default'", 2),
     (["stats", "--scoring", "ultimate"], "--scoring 'ultimate': nothing is scored as "
@@ -321,3 +323,13 @@ def test_query_prints_an_empty_result_with_its_columns(sample_warehouse: Warehou
                          warehouse=sample_warehouse)
     assert code == 0
     assert table_lines(output)[0].split() == ["player"]
+
+
+def test_wide_characters_count_as_two_columns(sample_warehouse: Warehouse) -> None:
+    from rich.cells import cell_len
+
+    sql = "SELECT '日本語の名前プレーヤー' AS player, 12345 AS hands, 'x' AS z"
+    output = at(40, "query", sql, warehouse=sample_warehouse)[0]
+    assert all(cell_len(line) <= 40 for line in output.splitlines())
+    assert "日本語の名前プレーヤー" in output
+    assert "12345" in output

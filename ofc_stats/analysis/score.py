@@ -177,6 +177,9 @@ def resolve_scoring(warehouse: Warehouse, name: str | None) -> str:
     if name is None or name == DEFAULT_SCORING:
         return DEFAULT_SCORING
     stored = stored_scorings(warehouse)
+    if not name.strip():
+        raise UnknownScoringError(f"--scoring needs a name (stored: "
+                                  f"{alternatives(repr(s) for s in stored) or 'none'})")
     if name in stored:
         return name
     by_folder = {partition_folder(scoring).removeprefix("scoring="): scoring

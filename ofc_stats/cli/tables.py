@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 import polars as pl
 import typer
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -90,6 +91,10 @@ def selected_columns(frame: pl.DataFrame, columns: str | None) -> list[str]:
     if columns is None:
         return list(frame.columns)
     names = [name.strip() for name in columns.split(",") if name.strip()]
+    if not names:
+        raise typer.BadParameter(f"give the columns to show, comma-separated (columns: "
+                                 f"{alternatives(frame.columns, 'and')})",
+                                 param_hint="--columns")
     for name in names:
         if name not in frame.columns:
             raise typer.BadParameter(
@@ -120,7 +125,7 @@ class _Column:
     @property
     def natural(self) -> int:
         """Its width with nothing wrapped."""
-        return max([len(self.name), *(len(line) for cell in self.cells
+        return max([len(self.name), *(cell_len(line) for cell in self.cells
                                       for line in cell.splitlines())])
 
     @property
@@ -129,9 +134,9 @@ class _Column:
         name wrapped at its underscores."""
         header = max(len(part) + 1 for part in self.name.split("_")) - 1
         if not self.wraps:
-            return max([header, *(len(line) for cell in self.cells
+            return max([header, *(cell_len(line) for cell in self.cells
                                   for line in cell.splitlines())])
-        longest_word = max((len(word) for cell in self.cells for word in cell.split()),
+        longest_word = max((cell_len(word) for cell in self.cells for word in cell.split()),
                            default=0)
         return max(header, min(self.natural, max(WRAP_WIDTH, longest_word)))
 
@@ -214,7 +219,7 @@ def print_table(frame: pl.DataFrame, *, view: View | None = None, wide: bool = F
     for row in range(frame.height):
         table.add_row(*(Text(column.cells[row]) for column in found[:shown]))
     needed = sum(widths[:shown]) + GAP * max(shown - 1, 0)
-    out = console(max(needed, len(title or "")) if not fitting else width)
+    out = console(max(needed, cell_len(title or "")) if not fitting else width)
     if found:
         out.print(table)
     notes = []

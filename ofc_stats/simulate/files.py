@@ -536,9 +536,10 @@ def _remove_previous(folder: Path) -> str | None:
         files = [str(name) for name in previous.get("files", [])]
     except (OSError, ValueError, AttributeError):
         previous, files = {}, []
-    for name in files:
-        if "/" not in name and name not in (MANIFEST_FILE, ".", ".."):
-            (folder / name).unlink(missing_ok=True)
+    for name in files:  # only files it wrote, in the folder itself
+        path = folder / name
+        if Path(name).name == name and name not in (".", "..") and path.is_file():
+            path.unlink()
     faults.unlink(missing_ok=True)
     manifest.unlink()
     return (f"the simulation of seed {previous.get('seed', '?')} "

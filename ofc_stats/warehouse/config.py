@@ -89,14 +89,20 @@ class WarehouseConfig:
         ``by variant`` (each hand under its variant's preset), or the house rules."""
         if not self.house_rules:
             return "by variant"
-        parts = [f"{load_spec(self.root, spec).name} at site {site}"
-                 for site, spec in self.sites.items()]
-        parts += [f"{load_spec(self.root, spec).name} for {variant}"
-                  for variant, spec in self.variants.items()]
+        parts = [f"{self._name(spec)} at site {site}" for site, spec in self.sites.items()]
+        parts += [f"{self._name(spec)} for {variant}" for variant, spec in self.variants.items()]
         rest = ("the rest by variant" if self.default is None
-                else f"{load_spec(self.root, self.default).name}"
+                else f"{self._name(self.default)}"
                 + (" for the rest" if parts else " for every hand"))
         return "house rules: " + ", ".join([*parts, rest])
+
+    def _name(self, spec: str) -> str:
+        """A setting's ruleset by its name; the setting itself if it does not load
+        (scoring says why; a description must not fail)."""
+        try:
+            return load_spec(self.root, spec).name
+        except OfcStatsError:
+            return spec
 
 
 def load_spec(root: Path, spec: str) -> Ruleset:
