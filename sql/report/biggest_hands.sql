@@ -9,23 +9,28 @@ WITH scoped AS (
       AND ($since IS NULL OR started_at >= $since)
       AND ($player IS NULL OR player = $player)
 ),
-per_hand AS (
-    SELECT site, hand_id, any_value(started_at) AS started_at,
-           first(player ORDER BY points DESC, player) AS winner, max(points) AS won,
-           first(player ORDER BY points ASC, player) AS loser, min(points) AS lost
-    FROM scoped
-    GROUP BY site, hand_id
+win_rows AS (
+    -- a hand has 2 to 4 boards, so its biggest winner, if among the $count biggest
+    -- wins of distinct hands, is among the 4 * $count biggest rows (a top-k, not a sort)
+    SELECT * FROM scoped WHERE points > 0
+    ORDER BY points DESC, started_at DESC, hand_id, player LIMIT 4 * $count
 ),
 wins AS (
-    SELECT 'win' AS kind, site, hand_id, winner AS player, won AS points, started_at
-    FROM per_hand WHERE won > 0
-    ORDER BY won DESC, started_at DESC, hand_id LIMIT $count
+    SELECT 'win' AS kind, site, hand_id, player, points, started_at
+    FROM win_rows
+    QUALIFY row_number() OVER (PARTITION BY site, hand_id ORDER BY points DESC, player) = 1
+    ORDER BY points DESC, started_at DESC, hand_id LIMIT $count
+),
+loss_rows AS (
+    -- the same for the biggest losers, past the rows of the hands already among the wins
+    SELECT * FROM scoped WHERE points < 0
+    ORDER BY points ASC, started_at DESC, hand_id, player LIMIT 8 * $count
 ),
 losses AS (
-    SELECT 'loss' AS kind, site, hand_id, loser AS player, lost AS points, started_at
-    FROM per_hand ANTI JOIN wins USING (site, hand_id)
-    WHERE lost < 0
-    ORDER BY lost ASC, started_at DESC, hand_id LIMIT $count
+    SELECT 'loss' AS kind, site, hand_id, player, points, started_at
+    FROM loss_rows ANTI JOIN wins USING (site, hand_id)
+    QUALIFY row_number() OVER (PARTITION BY site, hand_id ORDER BY points ASC, player) = 1
+    ORDER BY points ASC, started_at DESC, hand_id LIMIT $count
 ),
 picked AS (
     SELECT kind, site, hand_id, player AS subject, points AS subject_points,
