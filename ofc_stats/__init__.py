@@ -2,13 +2,14 @@
 
 The public API::
 
-    from ofc_stats import score_boards, score_hands, get_ruleset
+    from ofc_stats import score_boards, score_hands, get_ruleset, solve_fantasyland
 """
 
 from ofc_stats import _moved
 from ofc_stats.engine.boards import ScoredHands, score_boards, score_hands, score_matchups
 from ofc_stats.engine.cards import card_text, parse_card, parse_cards
 from ofc_stats.engine.evaluate import Category, describe, strength_of
+from ofc_stats.engine.fantasyland_solver import FantasylandSetting, solve_fantasyland
 from ofc_stats.engine.rules import (
     PRESETS,
     FantasylandRules,
@@ -22,6 +23,7 @@ from ofc_stats.engine.rules import (
 )
 from ofc_stats.errors import (
     BoardsError,
+    FantasylandHandError,
     InvalidCardError,
     OfcStatsError,
     RulesetError,
@@ -34,7 +36,9 @@ __all__ = [
     "PRESETS",
     "BoardsError",
     "Category",
+    "FantasylandHandError",
     "FantasylandRules",
+    "FantasylandSetting",
     "InvalidCardError",
     "OfcStatsError",
     "Row",
@@ -54,5 +58,6 @@ __all__ = [
     "score_boards",
     "score_hands",
     "score_matchups",
+    "solve_fantasyland",
     "strength_of",
 ]

@@ -60,3 +60,15 @@ class BoardsError(OfcStatsError, ValueError):
     """A boards table missing a required column or of the wrong shape."""
 
     exit_code = ExitCode.USAGE
+
+
+class FantasylandHandError(OfcStatsError, ValueError):
+    """Cards that are not a Fantasyland hand the solver can set."""
+
+    exit_code = ExitCode.USAGE
+
+
+class SparkUnavailableError(OfcStatsError, ImportError):
+    """``ofc_stats.spark`` was imported without PySpark (the ``spark`` extra)."""
+
+    exit_code = ExitCode.USAGE

@@ -28,6 +28,7 @@ class Seat:
     fl_cards: int | None = None
     reported_points: int | None = None
     reported_royalties: int | None = None
+    discards: str | None = None
 
 
 @dataclass
@@ -55,9 +56,11 @@ def canonical(hands: Sequence[Hand], file: str = "built.jsonl") -> CanonicalBatc
                 "record": record, "seat": number, "player": seat.player, "top": top,
                 "middle": middle, "bottom": bottom, "in_fantasyland": seat.in_fantasyland,
                 "fl_cards": seat.fl_cards, "reported_points": seat.reported_points,
-                "reported_royalties": seat.reported_royalties})
-    batch = normalise(pl.DataFrame(raw_hands), pl.DataFrame(raw_seats, infer_schema_length=None),
-                      None, file)
+                "reported_royalties": seat.reported_royalties,
+                "discards": seat.discards.split() if seat.discards else None})
+    seats = pl.DataFrame(raw_seats, infer_schema_length=None,
+                         schema_overrides={"discards": pl.List(pl.String)})
+    batch = normalise(pl.DataFrame(raw_hands), seats, None, file)
     assert batch.problems.is_empty(), batch.problems.to_dicts()
     return batch
 

@@ -4,7 +4,10 @@
 """
 
 import os
+import shutil
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -22,7 +25,9 @@ SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 
 @pytest.fixture(scope="session")
 def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
-    """sample_data/ ingested and scored, as a newcomer's quick start does it."""
+    """sample_data/ ingested, scored and its Fantasyland hands reviewed, as a
+    newcomer's quick start does it."""
+    from ofc_stats.analysis.fantasyland_review import review_warehouse
     from ofc_stats.analysis.score import score_warehouse
     from ofc_stats.ingest import ingest
 
@@ -30,4 +35,35 @@ def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:
     ingest([SAMPLE_DATA], root)
     warehouse = Warehouse.open(root)
     score_warehouse(warehouse)
+    review_warehouse(warehouse)
     return warehouse
+
+
+# CI installs the spark extra and Java and sets this: the Spark tests must run there.
+REQUIRE_SPARK = "OFC_STATS_REQUIRE_SPARK"
+
+
+@pytest.fixture(scope="session")
+def spark() -> Iterator[Any]:
+    """One local Spark session (two cores) for every Spark test of the run.
+
+    Skipped without the spark extra or Java, unless ``$OFC_STATS_REQUIRE_SPARK`` is
+    set (as CI sets it): then their absence fails the tests.
+    """
+    missing = None
+    try:
+        from ofc_stats.spark import spark_session
+    except ImportError as error:
+        missing = f"the spark extra is not installed ({error})"
+    if missing is None and shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        missing = "no Java on this machine (apt-get install openjdk-17-jre-headless)"
+    if missing is not None:
+        if os.environ.get(REQUIRE_SPARK):
+            pytest.fail(f"{REQUIRE_SPARK} is set but {missing}")
+        pytest.skip(missing)
+    session = spark_session("local[2]", config={
+        "spark.ui.enabled": "false", "spark.ui.showConsoleProgress": "false",
+        "spark.sql.shuffle.partitions": "4"})
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

@@ -247,3 +247,76 @@ def score_hand(boards: list[Board], ruleset: Ruleset
             results[i].scooped += pair.scooped
             results[j].scooped += pair.scoop
     return results, pairs
+
+
+# --- Fantasyland: the best setting by brute force (RULES.md section 12) --------------
+
+
+@dataclass
+class FantasylandBest:
+    """The best value of a Fantasyland hand and every setting that reaches it."""
+
+    value: float
+    # (top, middle, bottom, royalties, stays) of each best setting, rows as sorted tuples
+    settings: list[tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...], int, bool]]
+
+
+def row_stays(row: str, rank: tuple[int, ...], ruleset: Ruleset) -> bool:
+    """Whether this row alone keeps a standing board in Fantasyland (RULES.md 7)."""
+    fantasyland = ruleset.fantasyland
+    if row == "top":
+        return bool(fantasyland.stay_top) and rank >= top_spec_rank(str(fantasyland.stay_top))
+    label = fantasyland.stay_middle if row == "middle" else fantasyland.stay_bottom
+    return bool(label) and rank[0] >= CATEGORIES.index(str(label))
+
+
+def brute_force_fantasyland(cards: list[str], ruleset: Ruleset, stay_value: float
+                            ) -> FantasylandBest:
+    """Every way to set 13 of ``cards`` as bottom, middle and top (the rest discarded),
+    valued as royalties plus ``stay_value`` if the board stays; a fouled setting is
+    worth nothing and never best. No pruning: every arrangement is evaluated.
+
+    What a row of given cards ranks, pays and whether it stays is computed once per
+    row; ranks are then compared as their places in the sorted list of the hand's
+    row ranks (the same order as the rank tuples, cheaper to compare).
+    """
+    from itertools import combinations
+
+    cards = [normalise(card) for card in cards]
+    positions = range(len(cards))
+    ranks = {subset: hand_rank([cards[i] for i in subset])
+             for size in (3, 5) for subset in combinations(positions, size)}
+    place = {rank: index for index, rank in enumerate(sorted(set(ranks.values())))}
+
+    def row(name: str, subset: tuple[int, ...]) -> tuple[int, int, bool]:
+        rank = ranks[subset]
+        return place[rank], row_royalty(name, rank, ruleset), row_stays(name, rank, ruleset)
+
+    bottoms = {subset: row("bottom", subset) for subset in combinations(positions, 5)}
+    middles = {subset: row("middle", subset) for subset in combinations(positions, 5)}
+    tops = {subset: row("top", subset) for subset in combinations(positions, 3)}
+
+    def text(subset: tuple[int, ...]) -> tuple[str, ...]:
+        return tuple(sorted(cards[i] for i in subset))
+
+    best_value = -1.0
+    best: list[tuple[tuple[int, ...], tuple[int, ...], tuple[int, ...], int, bool]] = []
+    for bottom, (bottom_place, bottom_royalty, bottom_stays) in bottoms.items():
+        rest = [i for i in positions if i not in bottom]
+        for middle in combinations(rest, 5):
+            middle_place, middle_royalty, middle_stays = middles[middle]
+            left = [i for i in rest if i not in middle]
+            for top in combinations(left, 3):
+                top_place, top_royalty, top_stays = tops[top]
+                if not bottom_place >= middle_place >= top_place:
+                    continue  # fouled: no royalties, no stay, worth 0
+                royalties = bottom_royalty + middle_royalty + top_royalty
+                stays = bottom_stays or middle_stays or top_stays
+                value = royalties + (stay_value if stays else 0.0)
+                if value > best_value:
+                    best_value, best = value, []
+                if value == best_value:
+                    best.append((top, middle, bottom, royalties, stays))
+    return FantasylandBest(best_value, [(text(top), text(middle), text(bottom), royalties,
+                                         stays) for top, middle, bottom, royalties, stays
+                                        in best])

@@ -35,6 +35,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("db", ("ofc_stats.db",)),
     ("report", ("ofc_stats.report",)),
     ("bench", ("ofc_stats.bench",)),
+    ("spark", ("ofc_stats.spark",)),
     ("cli and api", ("ofc_stats", "ofc_stats.__main__", "ofc_stats._moved", "ofc_stats.cli")),
 )
 

@@ -189,6 +189,14 @@ ERRORS = [
                                          "ultimate' first", 6),
     (["query", "leaderboard", "--out", "x.txt"], "--out: cannot tell a format from 'x.txt'", 2),
     (["hand", "nosuch-000001"], "no hand 'nosuch-000001' in the warehouse", 2),
+    (["score", "--ruleset", "pinapple"], "--ruleset: unknown ruleset 'pinapple': use one "
+                                         "of classic, pineapple, progressive, ultimate or "
+                                         "a .toml file; did you mean 'pineapple'?", 2),
+    (["review", "--scoring", "pinapple"], "--scoring: unknown ruleset 'pinapple'", 2),
+    (["review", "--since", "yesterdy"], "--since 'yesterdy' is not a date or time", 2),
+    (["bench", "review", "--per-count", "abc"], "--per-count 'abc' is not a whole number", 2),
+    (["spark", "score", "-i", "histories", "-o", "s3a://bucket/ofc"],
+     "--warehouse: needs a local --output", 2),
     (["config", "set", "rulset", "pineapple"], "no setting 'rulset' (settings: ruleset, "
                                                "ruleset.site.<site> or ruleset.variant."
                                                "<variant>); did you mean 'ruleset'", 2),
@@ -290,6 +298,18 @@ def test_exit_codes_tell_situations_apart(tmp_path: Path, sample_warehouse: Ware
     for name in ("stats", "report"):
         nothing = runner.invoke(app, [name, "-w", str(unscored.root)])
         assert nothing.exit_code == ExitCode.NOT_SCORED, (name, nothing.output)
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_review_fits_the_terminal_with_names_and_numbers_whole(
+        sample_warehouse: Warehouse, width: int) -> None:
+    out, err, code = at(width, "review", warehouse=sample_warehouse)
+    assert code == 0, err
+    table = out[out.index("Fantasyland review per player"):]  # after the run's summary
+    fits(table, width)
+    players = query_warehouse(sample_warehouse, "SELECT DISTINCT player FROM fl_review")
+    rows = {line.split()[0] for line in table_lines(out)}
+    assert set(players["player"]) <= rows
 
 
 def test_the_query_list_fits_80_columns() -> None:

@@ -10,6 +10,7 @@ import polars as pl
 import pytest
 from typer.testing import CliRunner
 
+from ofc_stats.analysis.fantasyland_review import review_warehouse
 from ofc_stats.analysis.score import score_warehouse
 from ofc_stats.cli import app
 from ofc_stats.db import QueryError, named_queries, query_warehouse
@@ -22,7 +23,10 @@ BOARDS_2 = [NOTHING_2, ENTRY_QQ_2]
 
 
 def hands(count: int, start: int = 0, minute_step: float = 2.0) -> list[Hand]:
-    return [Hand(f"d-{i:03d}", [Seat("alice", BOARDS_1[i % 3]), Seat("bob", BOARDS_2[i % 2])],
+    # alice's QQ in d-000 earns Fantasyland: she plays d-001 in it.
+    return [Hand(f"d-{i:03d}", [Seat("alice", BOARDS_1[i % 3], in_fantasyland=i == 1,
+                                     fl_cards=14 if i == 1 else None),
+                                Seat("bob", BOARDS_2[i % 2])],
                  minute=i * minute_step, extra={"point_value": "0.5", "currency": "EUR"})
             for i in range(start, start + count)]
 
@@ -31,6 +35,7 @@ def hands(count: int, start: int = 0, minute_step: float = 2.0) -> list[Hand]:
 def scored(tmp_path: Path) -> Path:
     warehouse = store(tmp_path, hands(12))
     score_warehouse(warehouse)
+    review_warehouse(warehouse)
     return tmp_path
 
 
@@ -46,7 +51,7 @@ def test_views_follow_the_warehouse_and_the_duckdb_file_opens_elsewhere(scored: 
     with duckdb.connect(str(scored / DATABASE_FILE), read_only=True) as connection:
         names = {row[0] for row in connection.execute("SHOW TABLES").fetchall()}
         assert {"hands", "seats", "player_hands", "matchups", "sessions",
-                "fl_transitions", "rejects", "imports"} <= names
+                "fl_transitions", "fl_review", "rejects", "imports"} <= names
         count = connection.execute("SELECT count(*) FROM player_hands").fetchone()
         assert count == (30,)
 

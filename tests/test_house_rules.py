@@ -25,7 +25,9 @@ THURSDAY = 'name = "thursday home game"\nbase = "classic"\nscoring = "2-4"\n'
 
 @pytest.fixture(scope="module")
 def what_if(tmp_path_factory: pytest.TempPathFactory) -> tuple[Warehouse, Path]:
-    """The sample warehouse, scored by default and as a 2-4 home game."""
+    """The sample warehouse, scored (and its Fantasyland hands reviewed) by default and
+    as a 2-4 home game."""
+    from ofc_stats.analysis.fantasyland_review import review_warehouse
     from ofc_stats.ingest import ingest
 
     folder = tmp_path_factory.mktemp("house")
@@ -35,6 +37,7 @@ def what_if(tmp_path_factory: pytest.TempPathFactory) -> tuple[Warehouse, Path]:
     warehouse = Warehouse.open(folder / "warehouse")
     score_warehouse(warehouse)
     score_warehouse(warehouse, rules)
+    review_warehouse(warehouse, rules)
     return warehouse, rules
 
 
@@ -115,6 +118,13 @@ def test_every_command_takes_scoring(what_if: tuple[Warehouse, Path], tmp_path: 
         "hand_id"][0]
     shown = cli("hand", hand_id, "--scoring", "thursday home game", "-w", root)[0]
     assert "scored as 'thursday home game'" in shown
+    # review takes the rules themselves (it solves under them): the file, not the name.
+    out, err, code = cli("review", "--scoring", str(rules), "--json", "-w", root)
+    assert code == 0, err
+    assert json.loads(out)["summary"]["scoring"] == "thursday home game"
+    _out, err, code = cli("review", "--scoring", "thursday home game", "-w", root)
+    assert code == 2
+    assert "'thursday home game' is a stored scoring: give the preset or TOML file" in err
 
 
 def test_house_rules_become_the_default_scoring(tmp_path: Path) -> None:
@@ -189,3 +199,26 @@ def test_an_empty_ruleset_says_what_it_defaulted_to(tmp_path: Path) -> None:
     _out, err, code = cli("score", "--ruleset", str(empty), "-w", str(warehouse.root))
     assert "ofc-stats: note: empty.toml sets nothing else: the rules are exactly " \
            "pineapple's" in err
+
+
+def test_the_review_holds_each_hand_to_the_house_rules(tmp_path: Path) -> None:
+    """The default scoring's Fantasyland review solves under the rules the default
+    scoring applies: a house ruleset's stay value, and again when the rules change."""
+    from ofc_stats.ingest import ingest
+
+    rules = tmp_path / "home.toml"
+    rules.write_text('name = "home"\nbase = "progressive"\nfl_stay_value = 5\n')
+    ingest([SAMPLE_DATA / "hadar.jsonl.gz"], tmp_path / "wh")
+    root = str(tmp_path / "wh")
+    assert cli("config", "set", "ruleset", str(rules), "-w", root)[2] == 0
+    out, err, code = cli("review", "-w", root)
+    assert code == 0, err
+    assert "as 'default' (house rules: home for every hand)" in out
+    reviewed = query_warehouse(Warehouse.open(root), "SELECT DISTINCT ruleset, stay_value "
+                                                     "FROM fl_review")
+    assert reviewed.rows() == [("home", 5.0)]
+    rules.write_text('name = "home"\nbase = "progressive"\nfl_stay_value = 7\n')
+    out = cli("review", "-w", root)[0]
+    assert "the rules of 'default' changed since its reviews were stored" in out
+    assert query_warehouse(Warehouse.open(root), "SELECT DISTINCT stay_value FROM fl_review"
+                           )["stay_value"].to_list() == [7.0]

@@ -22,6 +22,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+from ofc_stats.analysis.fantasyland_review import review_warehouse
 from ofc_stats.analysis.score import score_warehouse
 from ofc_stats.bench import build_benchmark_warehouse
 from ofc_stats.cli import app
@@ -88,9 +89,10 @@ def report_hands() -> list[list[Hand]]:
 
 
 def build_report_warehouse(root: Path) -> Warehouse:
-    """The warehouse of :func:`report_hands`, scored."""
+    """The warehouse of :func:`report_hands`, scored and its Fantasyland hands reviewed."""
     warehouse = store(root, *report_hands())
     score_warehouse(warehouse)
+    review_warehouse(warehouse)
     return warehouse
 
 
@@ -229,6 +231,54 @@ def test_biggest_hands_show_every_board_of_the_biggest_results(warehouse: Wareho
     for _, hand in data.biggest_hands.group_by(["kind", "place"]):
         assert sorted(hand["player"].to_list()) == ["alice", "bob"]
         assert hand["points"].sum() == 0
+
+
+def test_the_fantasyland_review_matches_the_stored_reviews(warehouse: Warehouse) -> None:
+    data = load_report_data(warehouse, ReportScope(player="alice"))
+    reviews = warehouse.scan("fl_review", "default").collect().filter(
+        pl.col("player") == "alice")
+    review = data.fl_review
+    assert review["fl_played"] == player_hands(warehouse).filter(
+        (pl.col("player") == "alice") & pl.col("in_fantasyland")).height
+    assert (review["fl_hands"], review["optimal"]) == (reviews.height, reviews["optimal"].sum())
+    assert review["value_lost_per_hand"] == pytest.approx(reviews["value_lost"].mean())
+    half = 1.959964 * reviews["value_lost"].std() / reviews.height ** 0.5
+    assert review["value_lost_per_hand_low"] == pytest.approx(
+        reviews["value_lost"].mean() - half)
+    assert review["cards_unknown"] == reviews.height  # no discards recorded: 13 known
+    assert review["royalties_left"] == (reviews["best_royalties"].cast(pl.Int64)
+                                        - reviews["played_royalties"]).sum()
+    misses = data.fl_misses
+    assert misses.height == min(data.limits.biggest, (reviews["value_lost"] > 0).sum())
+    assert misses["value_lost"].to_list() == sorted(
+        reviews.filter(pl.col("value_lost") > 0)["value_lost"].to_list(),
+        reverse=True)[:misses.height]
+
+
+def test_the_player_page_draws_the_worst_misses_played_beside_best(
+        warehouse: Warehouse, tmp_path: Path) -> None:
+    page = Path(write_report(warehouse, player="alice", out=tmp_path / "a.html").path
+                ).read_text(encoding="utf-8")
+    section = page[page.index('<section class="review-section">'):]
+    section = section[:section.index("</section>")]
+    assert "Fantasyland review" in section
+    misses = section.count('<article class="hand miss">')
+    assert misses == load_report_data(warehouse, ReportScope(player="alice")).fl_misses.height
+    assert section.count('class="board subject"') == misses  # the board played
+    assert section.count('class="board best"') == misses
+    assert '<span class="card s">K♠</span>' in section  # cards drawn with their suit
+    assert "with only the 13 placed cards known" in section
+    overview = Path(write_report(warehouse, out=tmp_path / "o.html").path).read_text(
+        encoding="utf-8")
+    assert 'class="review-section"' not in overview  # a player's section only
+
+
+def test_a_player_not_reviewed_yet_is_asked_to_run_the_review(tmp_path: Path) -> None:
+    warehouse = store(tmp_path, report_hands()[0])
+    score_warehouse(warehouse)
+    page = Path(write_report(warehouse, player="alice", out=tmp_path / "a.html").path
+                ).read_text(encoding="utf-8")
+    assert "is reviewed yet: run <code>ofc-stats review</code>" in page
 
 
 def test_scope_filters_by_table_and_date(warehouse: Warehouse) -> None:

@@ -263,3 +263,34 @@ def test_no_legend_entry_is_covered_and_no_half_grid_is_empty(
         assert shot.stat().st_size > 50_000
     finally:
         context.close()
+
+
+def test_the_fantasyland_review_draws_played_beside_best(
+        reports: dict[str, Path], visit: Any, tmp_path: Path) -> None:
+    seen = visit(reports["alice"])
+    section = seen.page.locator(".review-section")
+    assert section.is_visible()
+    misses = section.locator("article.miss")
+    assert misses.count() >= 1
+    first = misses.first
+    assert first.locator(".board.subject").count() == 1  # played
+    assert first.locator(".board.best").count() == 1
+    best = first.locator(".board.best")
+    assert best.locator(".card:not(.e)").count() == 13  # no discard recorded: 13 cards
+    # Suits keep the page's four colours: a heart red, a spade near black.
+    colours = seen.page.evaluate("""() => {
+        const colour = s => getComputedStyle(
+            document.querySelector('.review-section .card.' + s)).color;
+        return {h: colour('h'), s: colour('s')};
+    }""")
+    assert colours["h"] == "rgb(220, 38, 38)"
+    assert colours["s"] == "rgb(17, 24, 39)"
+    # Played and best side by side on a laptop, nothing sticking out.
+    played_box = first.locator(".board.subject").bounding_box()
+    best_box = best.bounding_box()
+    assert played_box is not None
+    assert best_box is not None
+    assert abs(played_box["y"] - best_box["y"]) < 1
+    assert seen.page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    assert seen.errors == []
+    section.screenshot(path=str(screenshot_folder(tmp_path) / "review-alice.png"))

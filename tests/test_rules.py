@@ -3,6 +3,7 @@ from pathlib import Path
 import pytest
 
 from ofc_stats.engine.rules import (
+    DEFAULT_FL_STAY_VALUE,
     PRESETS,
     ScoringMethod,
     StayCards,
@@ -19,6 +20,7 @@ name = "thursday home game"
 base = "classic"
 scoring = "2-4"
 shoot_the_moon = true
+fl_stay_value = 9.5
 
 [royalties.bottom]
 straight = 2
@@ -62,6 +64,8 @@ def test_toml_ruleset_overrides_its_base(tmp_path: Path) -> None:
     assert ruleset.fantasyland.stay_middle is None
     assert ruleset.fantasyland.stay_bottom == "quads"
     assert ruleset.fantasyland.stay_cards is StayCards.REPEAT
+    assert ruleset.fl_stay_value == 9.5
+    assert get_ruleset("classic").fl_stay_value == DEFAULT_FL_STAY_VALUE  # the base's
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -82,6 +86,10 @@ def test_rulesets_round_trip_through_plain_data(name: str) -> None:
         ("[fantasyland]\nstay_bottom = 'monster'", "unknown hand category"),
         ("[fantasyland]\nstay_cards = 'lots'", "neither a number nor 'repeat'"),
         ("name = ", "invalid TOML"),
+        ("fl_stay_value = 'a lot'", "fl_stay_value: 'a lot' is not a number"),
+        ("fl_stay_value = true", "fl_stay_value: True is not a number"),
+        ("fl_stay_value = -3", "fl_stay_value: -3.0 is not a number >= 0"),
+        ("fl_stay_value = nan", "is not a number >= 0"),
     ],
 )
 def test_bad_ruleset_files_are_clear_errors(tmp_path: Path, toml: str, message: str) -> None:

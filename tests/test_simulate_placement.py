@@ -7,7 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ofc_stats.engine.cards import parse_cards
+from ofc_stats.engine.cards import NO_CARD, parse_cards
+from ofc_stats.engine.fantasyland_solver import MAX_CARDS, score_against, solve_batch
 from ofc_stats.engine.rules import get_ruleset
 from ofc_stats.engine.scoring import compile_rules, score_batch
 from ofc_stats.simulate.placement import (
@@ -20,6 +21,7 @@ from ofc_stats.simulate.placement import (
     _opening_rows,
     _same_before,
     place,
+    place_fantasyland,
 )
 
 
@@ -96,3 +98,32 @@ def test_strong_players_foul_less_than_weak_ones() -> None:
     weak, strong = fouls
     assert 0.25 < weak < 0.42
     assert 0.05 < strong < 0.16
+
+
+def test_a_weaker_player_leaves_more_in_fantasyland() -> None:
+    """The same Fantasyland deals set by players of skill 0, 0.5 and 1, each board held
+    to the exact best setting of its cards: the value lost per hand falls with skill, by
+    far more than its sampling error, and the best player sets most boards optimally."""
+    rng = np.random.default_rng(8)
+    boards = 400
+    rules = compile_rules(get_ruleset("progressive"))
+    stay_value = BEHAVIOUR.stay_value
+    dealt = rng.permuted(np.broadcast_to(np.arange(52, dtype=np.int8), (boards, 52)),
+                         axis=1)[:, :14].copy()
+    cards = np.full((boards, MAX_CARDS), NO_CARD, dtype=np.int8)
+    cards[:, :14] = dealt
+    best = solve_batch(cards, rules, stay_value).value
+    lost, optimal = [], []
+    for skill in (0.0, 0.5, 1.0):
+        placed = place_fantasyland(dealt, np.full(boards, skill, dtype=np.float32), rules,
+                                   rng=rng)
+        played = score_against(np.ascontiguousarray(placed.boards.T), None, rules)
+        value = np.where(played.fouled, 0.0, played.royalties + stay_value * played.stays)
+        assert (value <= best).all()  # no board beats the best
+        lost.append(best - value)
+        optimal.append((value == best).mean())
+    weak, middling, strong = lost
+    error = np.sqrt(weak.var() / boards + strong.var() / boards)
+    assert weak.mean() - strong.mean() > 5 * error
+    assert weak.mean() > middling.mean() > strong.mean()
+    assert optimal[2] > 0.9 > 0.4 > optimal[0]

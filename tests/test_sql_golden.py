@@ -189,3 +189,34 @@ def test_sessions_and_hand_list_agree_with_polars(sample_warehouse: Warehouse) -
     assert listed["hand_id"].to_list() == mine["hand_id"].to_list()
     assert listed["points"].to_list() == mine["points"].to_list()
     assert all(len(board.split()) == 5 for board in listed["bottom"].to_list())
+
+
+def test_fantasyland_review_agrees_with_polars(sample_warehouse: Warehouse) -> None:
+    reviews = sample_warehouse.scan("fl_review", "default").collect()
+    got = by_player(run(sample_warehouse, "fantasyland_review"))
+    fl_boards = player_hands(sample_warehouse).filter(pl.col("in_fantasyland"))
+    # Every board played in Fantasyland is reviewed (none has a joker or is incomplete).
+    assert reviews.height == fl_boards.height
+    assert set(got) == set(reviews["player"])
+    for player, rows in reviews.group_by("player"):
+        row = got[player[0]]
+        n = rows.height
+        lost = rows["value_lost"]
+        half_width = 1.96 * (lost.std() or 0.0) / math.sqrt(n)
+        assert (row["fl_hands"], row["optimal"]) == (n, rows["optimal"].sum())
+        assert close(row["optimal_pct"], 100 * rows["optimal"].mean(), 2)
+        assert close(row["value_lost_per_hand"], lost.mean())
+        assert close(row["ci95_low"], lost.mean() - half_width)
+        assert close(row["ci95_high"], lost.mean() + half_width)
+        assert row["stays_missed"] == (rows["best_stays"] & ~rows["played_stays"]).sum()
+        assert row["royalties_left"] == (rows["best_royalties"].cast(pl.Int64)
+                                         - rows["played_royalties"]).sum()
+        assert close(row["points_lost_per_hand"],
+                     (rows["best_points"] - rows["played_points"]).mean())
+    # The board played as the review values it is the scorer's.
+    joined = reviews.join(fl_boards, on=["site", "hand_id", "seat"])
+    assert (joined["played_fouled"] == joined["fouled"]).all()
+    assert (joined["played_royalties"] == joined["royalties"]).all()
+    assert (joined["played_stays"] == joined["fl_stay"]).all()
+    assert (joined["played_points"] == joined["points"]).all()
+    assert (joined["best_value"] >= joined["played_value"]).all()

@@ -211,8 +211,17 @@ def transitions_query(files: list[str], break_minutes: int = DEFAULT_BREAK_MINUT
     """
     only = "" if tables is None else f' SEMI JOIN {tables} USING (site, "table")'
     player_hands = f"(SELECT * FROM read_parquet({_file_list(files)}){only})"
-    if hand_files:
-        hands = f"(SELECT * FROM read_parquet({_file_list(hand_files)}){only})"
+    hands = (f"(SELECT * FROM read_parquet({_file_list(hand_files)}){only})" if hand_files
+             else None)
+    return transitions_sql(player_hands, hands, break_minutes)
+
+
+def transitions_sql(player_hands: str, hands: str | None = None,
+                    break_minutes: int = DEFAULT_BREAK_MINUTES) -> str:
+    """The SQL that derives ``fl_transitions`` rows from a ``player_hands`` relation
+    (a table name or a parenthesised query), and the hands from ``hands`` (one row per
+    hand) or, without it, gathered from ``player_hands``."""
+    if hands is not None:
         source = "the warehouse's hands"
     else:
         hands = ("(SELECT site, \"table\", hand_id, min(started_at) AS started_at "

@@ -201,7 +201,7 @@ def resolve_scoring(warehouse: Warehouse, name: str | None) -> str:
                          f"run 'ofc-stats score --ruleset {name}' first")
 
 
-def _rules_by_group(seats: pl.DataFrame, forced: Ruleset | None,
+def rules_by_group(seats: pl.DataFrame, forced: Ruleset | None,
                     config: WarehouseConfig | None) -> list[tuple[Ruleset, pl.DataFrame]]:
     """The seat rows in groups that one ruleset scores, hands kept whole and in order:
     all under a forced ruleset, else by site and variant under the house rules, else
@@ -228,7 +228,7 @@ def score_seats(seats: pl.DataFrame, scoring: str, forced: Ruleset | None,
     Returns:
         player_hands rows, matchups rows, and the number of hands.
     """
-    groups = _rules_by_group(seats, forced, config)
+    groups = rules_by_group(seats, forced, config)
     players_parts, matchup_parts = [], []
     hands = 0
     for ruleset, group in groups:

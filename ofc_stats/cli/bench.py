@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -214,3 +215,83 @@ def bench_report(
         f"{result.player_bytes / 1e6:.2f} MB, peak memory "
         f"{result.player_peak_memory_mb:,.0f} MiB"
     )
+
+
+@bench_app.command("review")
+def bench_review(
+    per_count: Annotated[int, typer.Option(
+        metavar="N", min=0,
+        help="Random hands of each card count (13-17) to solve (0: skip).")] = 500,
+    hands: Annotated[int, typer.Option(
+        metavar="N", min=0,
+        help="Hands of the simulated history to review whole (0: skip).")]
+    = 1_000_000,
+    warehouse: Annotated[Path | None, typer.Option(
+        "--warehouse", "-w", metavar="DIR", help="Review a copy of this warehouse instead "
+        "of a simulated history.", show_default=False)] = None,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Time the Fantasyland solver by card count, then a whole 'ofc-stats review'."""
+    from ofc_stats.bench.review import benchmark_review
+
+    with reported_errors():
+        result = benchmark_review(per_count, hands, warehouse, seed)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    if result.by_cards:
+        typer.echo(f"solver, random hands ({result.ruleset} rules, a stay worth "
+                   f"{result.stay_value:g}, two opponents each), one core:")
+    for row in result.by_cards:
+        typer.echo(
+            f"  {row.cards} cards: {row.ms_per_hand:6.2f} ms a hand ({row.hands:,} in "
+            f"{row.seconds:.2f} s); {row.floor_ratio:5.1f} x numpy evaluating each 5- and "
+            f"3-card row once; {row.pairs_examined_per_hand:,.0f} (bottom, middle) pairs "
+            f"examined of {row.settings_per_hand:,} settings")
+    if result.fantasyland_hands or result.history_source:
+        counts = ", ".join(f"{count:,} of {cards}" for cards, count
+                           in result.fantasyland_by_cards.items())
+        typer.echo(
+            f"review of {result.history_source} history ({result.history_hands:,} hands, "
+            f"built in {result.build_seconds:.0f} s, not timed): "
+            f"{result.fantasyland_hands:,} Fantasyland hands ({counts} cards) in "
+            f"{result.review_seconds:.1f} s, {result.ms_per_fantasyland_hand:.2f} ms a hand "
+            f"(solving {result.solve_seconds:.1f} s); peak memory "
+            f"{result.review_peak_memory_mb:,.0f} MiB; the load average was "
+            f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+
+
+@bench_app.command("spark")
+def bench_spark(
+    hands: Annotated[int, typer.Option(
+        metavar="N", min=10_000, help="Hands (three players each).")] = 1_000_000,
+    master: Annotated[list[str] | None, typer.Option(
+        metavar="URL", help="Spark masters to time, repeatable [default: local[1] and "
+        "local[2]].", show_default=False)] = None,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
+    as_json: JsonOption = False,
+) -> None:
+    """Score the same hands on Spark (each master) and with the local pipeline."""
+    with reported_errors():
+        from ofc_stats.spark.benchmark import benchmark_spark
+
+        result = benchmark_spark(hands, master or ["local[1]", "local[2]"], seed)
+    if as_json:
+        typer.echo(json.dumps(result.as_dict(), indent=2))
+        return
+    typer.echo(
+        f"{result.hands:,} hands ({result.player_hands:,} player-hands), built in "
+        f"{result.build_seconds:.0f} s (not timed)\n"
+        f"  local pipeline ('ofc-stats score'): {result.local_seconds:.1f} s, "
+        f"{result.local_player_hands_per_second / 1e6:.2f} M player-hands/s (Fantasyland "
+        f"{result.local_transitions_seconds:.1f} s of it), {result.local_cpu_seconds:.1f} "
+        "CPU s")
+    for run in result.runs:
+        typer.echo(
+            f"  Spark {run.master} ({run.cores} cores): {run.seconds:.1f} s "
+            f"(scoring {run.score_seconds:.1f} s, Fantasyland {run.transitions_seconds:.1f} s), "
+            f"{run.player_hands_per_second / 1e6:.2f} M player-hands/s, speed-up "
+            f"{result.speedup(run):.2f}x, {result.ratio_to_local(run):.2f}x the local "
+            f"pipeline; {run.cpu_seconds:.1f} CPU s; start-up and warm-up "
+            f"{run.start_seconds:.0f} s (not counted)")

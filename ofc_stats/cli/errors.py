@@ -26,7 +26,7 @@ from typer._click.exceptions import (
 )
 from typer.exceptions import TyperException
 
-from ofc_stats.errors import ExitCode, OfcStatsError
+from ofc_stats.errors import ExitCode, OfcStatsError, RulesetError
 from ofc_stats.util.suggest import alternatives, did_you_mean
 
 
@@ -54,6 +54,20 @@ def reported_errors() -> Iterator[None]:
         typer.echo(f"ofc-stats: internal error: {type(error).__name__}: {error} "
                    "(set OFC_STATS_DEBUG=1 for the traceback, and please report it)", err=True)
         raise typer.Exit(ExitCode.INTERNAL) from None
+
+
+def check_ruleset(value: str | None, option: str, also: str = "") -> None:
+    """Load the ruleset an option names before any work, so that a bad one is reported
+    as the option's error: ``--ruleset: unknown ruleset 'bogus': ...`` (``also`` is
+    added to the message)."""
+    if value is None:
+        return
+    from ofc_stats.engine.rules import get_ruleset
+
+    try:
+        get_ruleset(value)
+    except RulesetError as error:
+        raise RulesetError(f"{option}: {error}{also}") from None
 
 
 _NUMBER = re.compile(r"-?\d+(\.\d*)?")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -49,8 +50,9 @@ def print_ingest_summary(summary: IngestSummary, as_json: bool) -> None:
     if not problems:
         return
     typer.echo(f"ofc-stats: warning: {problems}; see docs/ingest.md", err=True)
+    here = f"{Path.cwd()}{os.sep}"  # files under the current folder as the user names them
     for example in summary.examples:
-        typer.echo(f"  {example}", err=True)
+        typer.echo(f"  {example.removeprefix(here)}", err=True)
     more = summary.rejected + summary.conflicts - len(summary.examples)
     if more > 0:
         typer.echo(f"  ... and {more:,} more: ofc-stats query 'FROM rejects'", err=True)

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from ofc_stats.cli.app import JsonOption, WarehouseOption, app, interactive
-from ofc_stats.cli.errors import reported_errors
+from ofc_stats.cli.errors import check_ruleset, reported_errors
 
 EXAMPLES = """Examples:
 
@@ -50,6 +50,7 @@ def score(
         for note in defaults_taken(Path(ruleset)):
             typer.echo(f"ofc-stats: note: {Path(ruleset).name} {note}", err=True)
     with reported_errors():
+        check_ruleset(ruleset, "--ruleset")
         store = Warehouse.open(warehouse)
         if interactive() and not as_json:
             from rich.progress import Progress

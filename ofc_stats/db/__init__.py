@@ -3,9 +3,9 @@
 :mod:`~ofc_stats.db.sql` (:func:`connect`, :func:`run_sql` and its read-only guard,
 the report's SQL), :mod:`~ofc_stats.db.queries` (the named queries of ``sql/queries``),
 :mod:`~ofc_stats.db.scope` (why an answer is empty), :mod:`~ofc_stats.db.stats`
-(:func:`player_stats`) and :mod:`~ofc_stats.db.hand` (one hand in full). The views
-themselves and the ``ofc.duckdb`` file are the warehouse's catalogue
-(:mod:`ofc_stats.warehouse.catalog`).
+(:func:`player_stats`, the Fantasyland review's :func:`fantasyland_review_stats`) and
+:mod:`~ofc_stats.db.hand` (one hand in full). The views themselves and the
+``ofc.duckdb`` file are the warehouse's catalogue (:mod:`ofc_stats.warehouse.catalog`).
 
 >>> from ofc_stats.db import connect, query_warehouse, player_stats, named_queries
 """
@@ -31,7 +31,7 @@ from ofc_stats.db.sql import (
     report_sql,
     run_sql,
 )
-from ofc_stats.db.stats import player_stats
+from ofc_stats.db.stats import fantasyland_points, fantasyland_review_stats, player_stats
 
 __all__ = [
     "DEFAULT_SESSION_GAP_MINUTES",
@@ -44,6 +44,8 @@ __all__ = [
     "closest_names_hint",
     "connect",
     "explain_empty",
+    "fantasyland_points",
+    "fantasyland_review_stats",
     "named_queries",
     "player_stats",
     "query_warehouse",

@@ -2,7 +2,8 @@
 
 :func:`player_stats` runs the named query ``player_summary``; when nothing is scored,
 or the player or variant asked for is not among the scored hands, it says so
-(:mod:`ofc_stats.db.scope`) and names the closest players.
+(:mod:`ofc_stats.db.scope`) and names the closest players. :func:`fantasyland_review_stats`
+runs ``fantasyland_review``, the per-player summary of ``ofc-stats review``.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import datetime as dt
 
 import polars as pl
 
-from ofc_stats.db.queries import query_warehouse
+from ofc_stats.db.queries import query_warehouse, run_named
 from ofc_stats.db.scope import explain_empty
 from ofc_stats.db.sql import connect
 from ofc_stats.util.moments import parse_moment
@@ -45,3 +46,29 @@ def player_stats(warehouse: Warehouse, *, player: str | None = None,
         finally:
             connection.close()
     return frame
+
+
+def fantasyland_review_stats(warehouse: Warehouse, *, player: str | None = None,
+                             variant: str | None = None, since: str | None = None,
+                             scoring: str | None = None,
+                             min_hands: int | None = None) -> pl.DataFrame:
+    """The Fantasyland review per player (``sql/queries/fantasyland_review.sql``) of the
+    reviews stored by ``ofc-stats review``; empty when none is in scope (a review needs
+    no scores, so an empty answer is not explained from the scored hands)."""
+    values = {key: str(value) for key, value in
+              {"player": player, "variant": variant, "since": since, "scoring": scoring,
+               "min_hands": min_hands}.items() if value is not None}
+    connection = connect(warehouse)
+    try:
+        return run_named(connection, "fantasyland_review", values)
+    finally:
+        connection.close()
+
+
+def fantasyland_points(warehouse: Warehouse) -> float | None:
+    """The average points a Fantasyland hand earns in the default scoring (None: no
+    Fantasyland hand scored): what RULES.md section 12 suggests a stay is worth."""
+    frame = query_warehouse(warehouse, "SELECT avg(points) AS points FROM player_hands "
+                                       "WHERE in_fantasyland")
+    value = frame["points"][0]
+    return None if value is None else float(value)

@@ -28,6 +28,7 @@ preset                  FL entry     FL cards            FL stay
 from __future__ import annotations
 
 import dataclasses
+import math
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -40,6 +41,7 @@ from typing import Any
 from ofc_stats.engine.cards import RANKS
 from ofc_stats.engine.evaluate import Category, pack
 from ofc_stats.errors import RulesetError
+from ofc_stats.util.suggest import did_you_mean
 
 
 class Variant(StrEnum):
@@ -173,6 +175,11 @@ STANDARD_ROYALTIES = RoyaltyTable(
 )
 
 
+# Points a Fantasyland stay is worth by default: a conservative round figure below what
+# a Fantasyland hand earns in the simulated histories (docs/rulesets.md).
+DEFAULT_FL_STAY_VALUE = 12.0
+
+
 class StayCards(StrEnum):
     """How many cards a Fantasyland stay deals, when not a fixed number."""
 
@@ -254,6 +261,9 @@ class Ruleset:
     ``moon_high_card`` is the highest rank a bottom row may have and still shoot the
     moon (high card only); ``moon_points`` is what the shooter collects from each
     other player. Shooting the moon is a home-game rule, off unless ``shoot_the_moon``.
+    ``fl_stay_value`` is what staying in Fantasyland is worth, in points, when the
+    Fantasyland review (:mod:`~ofc_stats.engine.fantasyland_solver`) values a setting: its
+    royalties plus this if it stays (RULES.md section 12). Scoring never reads it.
     """
 
     name: str
@@ -269,12 +279,17 @@ class Ruleset:
     shoot_the_moon: bool = False
     moon_points: int = 20
     moon_high_card: str = "J"
+    fl_stay_value: float = DEFAULT_FL_STAY_VALUE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variant", Variant(self.variant))
         object.__setattr__(self, "scoring", ScoringMethod(self.scoring))
         if self.moon_high_card.upper() not in RANKS:
             raise RulesetError(f"moon_high_card: {self.moon_high_card!r} is not a rank")
+        stay_value = float(self.fl_stay_value)
+        if not math.isfinite(stay_value) or stay_value < 0:
+            raise RulesetError(f"fl_stay_value: {self.fl_stay_value!r} is not a number >= 0")
+        object.__setattr__(self, "fl_stay_value", stay_value)
 
 
 _PINEAPPLE_STAY = {"stay_top": "222", "stay_middle": None, "stay_bottom": "quads"}
@@ -316,6 +331,7 @@ def get_ruleset(name_or_path: str | Path | Ruleset) -> Ruleset:
         return load_ruleset(Path(text))
     raise RulesetError(
         f"unknown ruleset {text!r}: use one of {', '.join(PRESETS)} or a .toml file"
+        f"{did_you_mean(text, PRESETS)}"
     )
 
 
@@ -337,7 +353,7 @@ def load_ruleset(path: Path) -> Ruleset:
 
 
 _TOP_LEVEL_KEYS = {"name", "base", "variant", "scoring", "shoot_the_moon", "moon_points",
-                   "moon_high_card", "royalties", "fantasyland"}
+                   "moon_high_card", "fl_stay_value", "royalties", "fantasyland"}
 
 
 def ruleset_from_mapping(data: Mapping[str, Any], default_name: str = "custom") -> Ruleset:
@@ -361,11 +377,20 @@ def ruleset_from_mapping(data: Mapping[str, Any], default_name: str = "custom") 
             shoot_the_moon=bool(data.get("shoot_the_moon", base.shoot_the_moon)),
             moon_points=int(data.get("moon_points", base.moon_points)),
             moon_high_card=str(data.get("moon_high_card", base.moon_high_card)),
+            fl_stay_value=_points(data.get("fl_stay_value", base.fl_stay_value),
+                                  "fl_stay_value"),
         )
     except (ValueError, TypeError) as error:
         if isinstance(error, RulesetError):
             raise
         raise RulesetError(str(error)) from None
+
+
+def _points(value: Any, key: str) -> float:
+    """A number of points from TOML (an integer or a float, not a boolean or text)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise RulesetError(f"{key}: {value!r} is not a number")
+    return float(value)
 
 
 def _royalties_from_mapping(base: RoyaltyTable, data: Mapping[str, Any]) -> RoyaltyTable:
@@ -427,6 +452,7 @@ def ruleset_as_dict(ruleset: Ruleset) -> dict[str, Any]:
         "shoot_the_moon": ruleset.shoot_the_moon,
         "moon_points": ruleset.moon_points,
         "moon_high_card": ruleset.moon_high_card,
+        "fl_stay_value": ruleset.fl_stay_value,
         "royalties": {
             "top_pairs": dict(ruleset.royalties.top_pairs),
             "top_trips": dict(ruleset.royalties.top_trips),
@@ -459,7 +485,8 @@ def describe_ruleset(ruleset: Ruleset) -> str:
                   else "same count")
     moon = f"; shoot the moon {ruleset.moon_points}" if ruleset.shoot_the_moon else ""
     return (f"{ruleset.variant.value}, {ruleset.scoring.value} scoring; FL entry {entry}; "
-            f"stay on {' / '.join(stay_rows(fantasyland))} ({stay_cards}){moon}")
+            f"stay on {' / '.join(stay_rows(fantasyland))} ({stay_cards}, worth "
+            f"{ruleset.fl_stay_value:g} points){moon}")
 
 
 def defaults_taken(path: Path) -> list[str]:

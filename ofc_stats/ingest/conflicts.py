@@ -11,6 +11,8 @@ they differ (:func:`conflict_rejects`), and the kept copy stays as it is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import numpy.typing as npt
 import polars as pl
@@ -55,42 +57,63 @@ def conflict_rejects(incoming: pl.DataFrame, details: npt.NDArray[np.int64],
     kept = kept.select("site", "hand_id", pl.col("content_hash").alias("_kept_hash"),
                        pl.col("source_file").alias("_kept_file"),
                        pl.col("source_line").alias("_kept_line"))
-    incoming = incoming.with_columns(
-        pl.Series("_details", details).replace_strict(_DETAIL_TEXT, default=None,
-                                                      return_dtype=pl.String))
-    kept_copy = {"stored": "the stored copy", "read": "the earlier copy"}[verb]
     # Seats as text for the raw column, where the batch holds one copy of the hand.
     single = incoming.select("site", "hand_id").filter(
         ~pl.struct("site", "hand_id").is_in(
             batch.hands.filter(pl.struct("site", "hand_id").is_duplicated())
             .select(pl.struct("site", "hand_id")).to_series().implode()))
-    seat_text = (
-        batch.seats.join(single, on=["site", "hand_id"], how="semi")
-        .sort("site", "hand_id", "seat")
-        .group_by("site", "hand_id", maintain_order=True)
+    seat_text = seat_lines(batch.seats.join(single, on=["site", "hand_id"], how="semi"))
+    return conflict_reject_rows(
+        incoming.with_columns(pl.Series("_details", details, dtype=pl.Int64),
+                              pl.lit(verb).alias("_verb"))
+        .join(kept, on=["site", "hand_id"], how="left", maintain_order="left")
+        .join(seat_text, on=["site", "hand_id"], how="left", maintain_order="left"))
+
+
+def seat_lines(seats: pl.DataFrame, keys: Sequence[str] = ("site", "hand_id")
+               ) -> pl.DataFrame:
+    """``keys`` and ``_seats``: each hand's seats (grouped by ``keys``) as one line of
+    text, ``seat 1 alice (fantasyland): Ah Kd Qs / ... / ...``, a conflict's raw text."""
+    return (
+        seats.sort(*keys, "seat")
+        .group_by(*keys, maintain_order=True)
         .agg(pl.format("seat {} {}{}: {} / {} / {}", "seat", "player",
                        pl.when(pl.col("in_fantasyland")).then(pl.lit(" (fantasyland)"))
                        .otherwise(pl.lit("")),
                        pl.col("top").fill_null(""), pl.col("middle").fill_null(""),
                        pl.col("bottom").fill_null("")).str.join("; ").alias("_seats"))
     )
+
+
+def conflict_reject_rows(conflicts: pl.DataFrame) -> pl.DataFrame:
+    """The ``rejects`` rows (``PROBLEMS_SCHEMA``) of copies that conflict with the copy
+    kept, row by row (what :func:`conflict_rejects` and the Spark reader both write).
+
+    ``conflicts`` holds, per rejected copy, its ``source_file``, ``source_line``,
+    ``site``, ``hand_id``, ``content_hash``, ``variant``, ``table`` and ``started_at``;
+    the kept copy's ``_kept_hash``, ``_kept_file`` and ``_kept_line``; ``_details``,
+    the differing_details mask (0: the content differs); ``_verb``, ``stored`` (the
+    kept copy was stored before) or ``read`` (read earlier in the same batch); and
+    ``_seats``, the copy's seats as text (:func:`seat_lines`) or null.
+    """
+    kept_copy = (pl.when(pl.col("_verb") == "stored").then(pl.lit("the stored copy"))
+                 .otherwise(pl.lit("the earlier copy")))
+    details = pl.col("_details").replace_strict(_DETAIL_TEXT, default=None,
+                                                return_dtype=pl.String)
     return (
-        incoming.join(kept, on=["site", "hand_id"], how="left", maintain_order="left")
-        .join(seat_text, on=["site", "hand_id"], how="left", maintain_order="left")
-        .select(
+        conflicts.select(
             pl.col("source_file").alias("file"), pl.col("source_line").alias("line"),
             "site", "hand_id", pl.lit("conflict").alias("kind"),
-            pl.when(pl.col("_details").is_null()).then(pl.format(
-                f"hand {{}} of {{}} was already {verb} from {{}} line {{}} with "
-                "different content (content hash {} there, {} here): the copy "
-                "already there was kept", "hand_id", "site", "_kept_file",
-                "_kept_line", pl.col("_kept_hash").str.slice(0, 12),
-                pl.col("content_hash").str.slice(0, 12)))
+            pl.when(details.is_null()).then(pl.format(
+                "hand {} of {} was already {} from {} line {} with different content "
+                "(content hash {} there, {} here): the copy already there was kept",
+                "hand_id", "site", "_verb", "_kept_file", "_kept_line",
+                pl.col("_kept_hash").str.slice(0, 12), pl.col("content_hash").str.slice(0, 12)))
             .otherwise(pl.format(
-                f"hand {{}} of {{}} was already {verb} from {{}} line {{}} with the same "
-                f"players and boards, but this copy differs from {kept_copy} in its {{}}: "
-                "the copy already there was kept", "hand_id", "site", "_kept_file",
-                "_kept_line", "_details")).alias("reason"),
+                "hand {} of {} was already {} from {} line {} with the same players and "
+                "boards, but this copy differs from {} in its {}: the copy already there "
+                "was kept", "hand_id", "site", "_verb", "_kept_file", "_kept_line",
+                kept_copy, details)).alias("reason"),
             pl.concat_str([
                 pl.format("{} {} {} at {}", "variant", pl.col("table"), "hand_id",
                           pl.col("started_at").dt.strftime("%Y-%m-%dT%H:%M:%SZ")),

@@ -27,7 +27,7 @@ import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import BinaryIO, cast
 
 from ofc_stats.errors import ExitCode, OfcStatsError
@@ -96,18 +96,23 @@ class Source:
     @property
     def inner_name(self) -> str:
         """:attr:`name` without a compression suffix (``a.jsonl.gz`` -> ``a.jsonl``)."""
-        name = self.name
-        if self.compression in (Compression.GZIP, Compression.BZIP2, Compression.XZ):
-            stem, dot, suffix = name.rpartition(".")
-            if dot and f".{suffix.lower()}" in COMPRESSED_SUFFIXES:
-                return stem
-        return name
+        return inner_name(self.name, self.compression)
 
     @property
     def mtime(self) -> dt.datetime:
         """The file's modification time in UTC."""
         return dt.datetime(1970, 1, 1, tzinfo=dt.UTC) + dt.timedelta(
             microseconds=self.mtime_ns // 1000)
+
+
+def inner_name(name: str, compression: Compression) -> str:
+    """A source's name without its compression suffix (``a.jsonl.gz`` -> ``a.jsonl``):
+    the suffix that tells the format."""
+    if compression in (Compression.GZIP, Compression.BZIP2, Compression.XZ):
+        stem, dot, suffix = name.rpartition(".")
+        if dot and f".{suffix.lower()}" in COMPRESSED_SUFFIXES:
+            return stem
+    return name
 
 
 def _has_glob(text: str) -> bool:
@@ -118,7 +123,9 @@ def _is_warehouse(folder: Path) -> bool:
     return (folder / WAREHOUSE_MARKER).is_dir()
 
 
-def _looks_like_history(path: Path) -> bool:
+def looks_like_history(path: PurePath) -> bool:
+    """Whether a folder walk reads a file of this name (a history suffix, perhaps
+    compressed)."""
     suffixes = [suffix.lower() for suffix in path.suffixes]
     return bool(suffixes) and (suffixes[-1] in HISTORY_SUFFIXES
                                or suffixes[-1] in COMPRESSED_SUFFIXES)
@@ -142,7 +149,7 @@ def _walk(folder: Path, exclude: Path | None) -> tuple[list[Path], list[Path]]:
                 # A named pipe would block the walk (holding the warehouse lock), a
                 # symlink loop or a dangling link has nothing to read: not histories.
                 ignored.append(path)
-            elif _looks_like_history(path):
+            elif looks_like_history(path):
                 found.append(path)
             else:
                 ignored.append(path)
@@ -222,12 +229,18 @@ def list_sources(path: Path) -> list[Source]:
     if compression is not Compression.ZIP:
         return [Source(path, None, compression, status.st_size, status.st_mtime_ns)]
     with zipfile.ZipFile(path) as archive:
-        members = {info.filename: info.file_size for info in archive.infolist()
-                   if not info.is_dir() and not info.filename.startswith("__MACOSX/")
-                   and not Path(info.filename).name.startswith(".")}
-    return [Source(path, member, compression, status.st_size, status.st_mtime_ns,
-                   members[member])
-            for member in sorted(members)]
+        members = zip_members(archive)
+    return [Source(path, member, compression, status.st_size, status.st_mtime_ns, size)
+            for member, size in members.items()]
+
+
+def zip_members(archive: zipfile.ZipFile) -> dict[str, int]:
+    """The members of a zip archive that hold histories, sorted by name, with their
+    unpacked sizes (folders, macOS resource forks and hidden files left out)."""
+    members = {info.filename: info.file_size for info in archive.infolist()
+               if not info.is_dir() and not info.filename.startswith("__MACOSX/")
+               and not Path(info.filename).name.startswith(".")}
+    return {member: members[member] for member in sorted(members)}
 
 
 class ByteCounter:
@@ -324,19 +337,27 @@ def open_source(source: Source, counter: ByteCounter | None = None,
         if counter is not None:
             handle = stack.enter_context(io.BufferedReader(_CountingReader(handle, counter),
                                                            buffer_size=1 << 20))
-        stream: BinaryIO
-        if source.compression is Compression.GZIP:
-            stream = cast(BinaryIO, stack.enter_context(gzip.GzipFile(fileobj=handle, mode="rb")))
-        elif source.compression is Compression.BZIP2:
-            stream = cast(BinaryIO, stack.enter_context(bz2.BZ2File(handle, mode="rb")))
-        elif source.compression is Compression.XZ:
-            stream = cast(BinaryIO, stack.enter_context(lzma.LZMAFile(handle, mode="rb")))
-        elif source.compression is Compression.ZIP:
-            archive = stack.enter_context(zipfile.ZipFile(handle))
-            stream = cast(BinaryIO, stack.enter_context(archive.open(source.member or "")))
-        else:
-            stream = handle
-        yield stream
+        yield decompressed(stack, handle, source.compression, source.member)
+
+
+def decompressed(stack: contextlib.ExitStack, handle: BinaryIO, compression: Compression,
+                 member: str | None = None) -> BinaryIO:
+    """The content of a file's bytes (``handle``) as one stream, decompressed while
+    read; a zip archive's ``member``. What it opens is closed with ``stack``.
+
+    Raises:
+        OSError, zipfile.BadZipFile, KeyError: as for :func:`open_source`.
+    """
+    if compression is Compression.GZIP:
+        return cast(BinaryIO, stack.enter_context(gzip.GzipFile(fileobj=handle, mode="rb")))
+    if compression is Compression.BZIP2:
+        return cast(BinaryIO, stack.enter_context(bz2.BZ2File(handle, mode="rb")))
+    if compression is Compression.XZ:
+        return cast(BinaryIO, stack.enter_context(lzma.LZMAFile(handle, mode="rb")))
+    if compression is Compression.ZIP:
+        archive = stack.enter_context(zipfile.ZipFile(handle))
+        return cast(BinaryIO, stack.enter_context(archive.open(member or "")))
+    return handle
 
 
 def read_head(source: Source, size: int, archives: OpenArchive | None = None) -> bytes:
@@ -344,21 +365,27 @@ def read_head(source: Source, size: int, archives: OpenArchive | None = None) ->
     if it is damaged after its first bytes: reading it says so, the head is enough to
     tell its format)."""
     with open_source(source, archives=archives) as stream:
-        read_once = getattr(stream, "read1", stream.read)
-        chunks: list[bytes] = []
-        wanted = size
-        while wanted > 0:
-            try:
-                chunk = read_once(wanted)
-            except Exception:
-                if chunks:
-                    break
-                raise
-            if not chunk:
+        return stream_head(stream, size)
+
+
+def stream_head(stream: BinaryIO, size: int) -> bytes:
+    """The first ``size`` bytes of a (decompressing) stream, as :func:`read_head` reads
+    them."""
+    read_once = getattr(stream, "read1", stream.read)
+    chunks: list[bytes] = []
+    wanted = size
+    while wanted > 0:
+        try:
+            chunk = read_once(wanted)
+        except Exception:
+            if chunks:
                 break
-            chunks.append(chunk)
-            wanted -= len(chunk)
-        return b"".join(chunks)
+            raise
+        if not chunk:
+            break
+        chunks.append(chunk)
+        wanted -= len(chunk)
+    return b"".join(chunks)
 
 
 class PrefixHashingStream(io.RawIOBase):

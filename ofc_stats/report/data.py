@@ -110,6 +110,8 @@ class ReportData:
     head_to_head: pl.DataFrame
     categories: pl.DataFrame
     biggest_hands: pl.DataFrame
+    fl_review: dict[str, Any]  # the one row of fl_review.sql, with intervals
+    fl_misses: pl.DataFrame  # the worst Fantasyland misses, played beside best
 
     @property
     def overview(self) -> bool:
@@ -268,6 +270,11 @@ def _load(connection: duckdb.DuckDBPyConnection, scope: ReportScope, limits: Rep
         royalties_low.alias("royalties_per_hand_low"),
         royalties_high.alias("royalties_per_hand_high"),
         *(expr for name, (k, n) in rates.items() for expr in _rate(name, k, n)))
+    lost_low, lost_high = mean_interval(pl.col("value_lost_per_hand"),
+                                        pl.col("value_lost_sd"), pl.col("fl_hands"))
+    fl_review = dataset("fl_review").with_columns(
+        lost_low.alias("value_lost_per_hand_low"), lost_high.alias("value_lost_per_hand_high"),
+        *_rate("optimal", "optimal", "fl_hands"))
     return ReportData(
         scope=scope, limits=limits, summary=summary, rules=rules, shown=shown,
         headline=headline,
@@ -275,7 +282,8 @@ def _load(connection: duckdb.DuckDBPyConnection, scope: ReportScope, limits: Rep
         sessions=dataset("session_spread" if scope.player is None else "sessions"),
         royalties=dataset("royalties"), row_results=dataset("row_results"),
         head_to_head=dataset("head_to_head"), categories=dataset("categories"),
-        biggest_hands=dataset("biggest_hands"))
+        biggest_hands=dataset("biggest_hands"),
+        fl_review=fl_review.row(0, named=True), fl_misses=dataset("fl_misses"))
 
 
 def _rate(name: str, successes: str, trials: str) -> list[pl.Expr]:

@@ -259,15 +259,27 @@ def row_html(text: str | None, size: int) -> str:
     return f'<div class="cards">{"".join(tiles)}</div>'
 
 
+def board_html(name: str, rows: Sequence[str | None], result: str, foot: str,
+               classes: str = "") -> str:
+    """One board drawn as cards: a head (name and result), its three rows (top, middle,
+    bottom) and a foot; ``rows`` may add a fourth, the cards thrown."""
+    drawn = "".join(row_html(text, row.size) for text, row in zip(rows, Row, strict=False))
+    if len(rows) > 3 and rows[3]:
+        thrown = str(rows[3])
+        drawn += (f'<div class="thrown" title="thrown">{row_html(thrown, len(thrown.split()))}'
+                  "</div>")
+    extra = f" {classes}" if classes else ""
+    return (f'<div class="board{extra}"><div class="board-head">'
+            f'<span class="board-player">{escape(name)}</span>{result}</div>{drawn}'
+            f'<div class="board-foot">{foot}</div></div>')
+
+
 def _hand_html(seats: pl.DataFrame) -> str:
     first = seats.row(0, named=True)
     subject = first["subject"]
     points = first["subject_points"]
     title = (f'<span class="{_tone(points)}">{escape(signed(points))}</span> '
              f'{escape(subject)}')
-    where = (f'{escape(format_moment(first["started_at"]))} · table '
-             f'{escape(first["table"])} · {escape(first["variant"])} · hand '
-             f'{escape(first["hand_id"])}')
     boards = []
     for seat in seats.iter_rows(named=True):
         badges = []
@@ -277,17 +289,21 @@ def _hand_html(seats: pl.DataFrame) -> str:
             badges.append('<span class="badge foul">fouled</span>')
         if seat["problem"]:
             badges.append(f'<span class="badge foul">{escape(seat["problem"])}</span>')
-        subject_class = " subject" if seat["player"] == subject else ""
-        rows = "".join(row_html(seat[row.value], row.size) for row in Row)
-        boards.append(
-            f'<div class="board{subject_class}"><div class="board-head">'
-            f'<span class="board-player">{escape(seat["player"])}</span>'
-            f'<span class="{_tone(seat["points"])}">{escape(signed(seat["points"]))}</span>'
-            f'</div>{rows}<div class="board-foot">royalties {plain(seat["royalties"])} '
-            f'{"".join(badges)}</div></div>')
+        result = f'<span class="{_tone(seat["points"])}">{escape(signed(seat["points"]))}</span>'
+        boards.append(board_html(
+            seat["player"], [seat[row.value] for row in Row], result,
+            f'royalties {plain(seat["royalties"])} {"".join(badges)}',
+            "subject" if seat["player"] == subject else ""))
     return (f'<article class="hand"><header><div class="hand-title">{title}</div>'
-            f'<div class="hand-where">{where}</div></header>'
+            f'<div class="hand-where">{_where(first)}</div></header>'
             f'<div class="boards">{"".join(boards)}</div></article>')
+
+
+def _where(record: dict[str, Any]) -> str:
+    """When and where a hand was played, as markup."""
+    return (f'{escape(format_moment(record["started_at"]))} · table '
+            f'{escape(record["table"])} · {escape(record["variant"])} · hand '
+            f'{escape(record["hand_id"])}')
 
 
 def biggest_hands_html(data: ReportData) -> str:
@@ -307,6 +323,77 @@ def biggest_hands_html(data: ReportData) -> str:
             '<span class="suit-s">♠ spades</span>, <span class="suit-h">♥ hearts</span>, '
             '<span class="suit-d">♦ diamonds</span>, <span class="suit-c">♣ clubs</span>.</p>'
             f'<div class="hands-grid">{"".join(columns)}</div></section>')
+
+
+def _setting_html(miss: dict[str, Any], which: str) -> str:
+    """The board played, or the best setting, of a reviewed Fantasyland hand."""
+    rows = [miss[f"{which}_{row}"] for row in ("top", "middle", "bottom", "discards")]
+    badges = []
+    if miss[f"{which}_stays"]:
+        badges.append('<span class="badge fl">stays</span>')
+    if which == "played" and miss["played_fouled"]:
+        badges.append('<span class="badge foul">fouled</span>')
+    value = f'<span>value {escape(plain(miss[f"{which}_value"], 1))}</span>'
+    points = miss[f"{which}_points"]
+    foot = (f'royalties {plain(miss[f"{which}_royalties"])} · '
+            f'<span class="{_tone(points)}">{escape(signed(points))}</span> against the '
+            f'table {"".join(badges)}')
+    return board_html("played" if which == "played" else "best setting", rows, value, foot,
+                      "subject" if which == "played" else "best")
+
+
+def fl_review_html(data: ReportData) -> str:
+    """A player's Fantasyland review (``ofc-stats review``): how well the boards were
+    set, and the worst misses drawn as the board played beside the best setting."""
+    review = data.fl_review
+    if data.overview or not (review["fl_played"] or review["fl_hands"]):
+        return ""
+    title = '<h2 class="section-title">Fantasyland review</h2>'
+    hands = review["fl_hands"]
+    if not hands:
+        return (f'<section class="review-section">{title}<p class="note">None of the '
+                f'{plain(review["fl_played"])} Fantasyland hands in scope is reviewed yet: '
+                "run <code>ofc-stats review</code>.</p></section>")
+    unknown = review["cards_unknown"]
+    cards = [
+        _stat_card("Fantasyland hands", plain(hands),
+                   [f'reviewed, of {plain(review["fl_played"])} played'] + (
+                       [f"{plain(unknown)} with only the 13 placed cards known"]
+                       if unknown else [])),
+        _stat_card("Set optimally", percent(review["optimal_pct"]),
+                   [interval(review["optimal_pct_low"], review["optimal_pct_high"], percent),
+                    f'{plain(review["optimal"])} of {plain(hands)} hands']),
+        _stat_card("Value lost / FL hand", plain(review["value_lost_per_hand"], 2),
+                   [interval(review["value_lost_per_hand_low"],
+                             review["value_lost_per_hand_high"], lambda v: plain(v, 2)),
+                    "royalties + the stay value"]),
+        _stat_card("Stays missed", plain(review["stays_missed"]),
+                   [f'stayed {plain(review["stays"])} times of '
+                    f'{plain(review["stays_possible"])} possible']),
+        _stat_card("Royalties left", plain(review["royalties_left"]),
+                   [f'{plain(review["royalties_left_per_hand"], 2)} per Fantasyland hand']),
+        _stat_card("Points left / FL hand", signed(review["points_lost_per_hand"], 2),
+                   ["what the best setting would have scored more against the "
+                    "opponents' boards"]),
+    ]
+    misses = []
+    for miss in data.fl_misses.iter_rows(named=True):
+        known = ("" if miss["cards_known"] == "dealt" else
+                 f' · only {miss["known_cards"]} cards known')
+        heading = (f'<span class="negative">{escape(plain(miss["value_lost"], 1))}</span> '
+                   f'lost{" · a stay missed" if miss["stay_missed"] else ""}')
+        misses.append(
+            f'<article class="hand miss"><header><div class="hand-title">{heading}</div>'
+            f'<div class="hand-where">{_where(miss)}{escape(known)}</div></header>'
+            f'<div class="boards">{_setting_html(miss, "played")}'
+            f'{_setting_html(miss, "best")}</div></article>')
+    worst = "".join(misses) or '<p class="note">Every board was set optimally.</p>'
+    return (f'<section class="review-section">{title}<p class="note">Every Fantasyland hand '
+            "solved exactly: the best setting of the cards dealt (value: royalties, plus "
+            "the ruleset's stay value if the board stays in Fantasyland) beside the board "
+            "played, each scored against the opponents' actual boards.</p>"
+            f'<div class="stats">{"".join(cards)}</div>'
+            f'<h3>The worst misses</h3><div class="misses">{worst}</div></section>')
 
 
 # --- the page ------------------------------------------------------------------------
@@ -356,6 +443,7 @@ generated {escape(format_moment(generated))} UTC by ofc-stats {escape(__version_
 <section class="headline">{headline}</section>
 <section class="charts">{"".join(chart_html(chart) for chart in charts)}</section>
 {biggest_hands_html(data)}
+{fl_review_html(data)}
 </main>
 <footer class="page-foot">Made with ofc-stats from the warehouse's scored hands. Every figure
 is an aggregate computed by DuckDB; how each is computed: docs/reports.md.</footer>
@@ -453,6 +541,11 @@ table.players tbody tr:hover { background: #f9fafb; }
   font-size: 11px; }
 .badge.fl { background: #fef3c7; color: #92400e; }
 .badge.foul { background: #fee2e2; color: #991b1b; }
+.board.best { border-color: var(--won); box-shadow: 0 0 0 1px var(--won) inset; }
+.thrown { opacity: .55; border-top: 1px dashed var(--line); margin-top: 4px; }
+.misses { display: grid; grid-template-columns: repeat(auto-fill, minmax(480px, 1fr));
+  gap: 12px; }
+.review-section h3 { font-size: 15px; margin: 16px 0 8px; }
 .page-foot { color: var(--muted); font-size: 12px; padding: 0 28px 24px; }
 @media (max-width: 600px) {
   main, .page-head, .page-foot { padding-left: 12px; padding-right: 12px; }

@@ -21,6 +21,12 @@ For every player-hand at once:
    more, chase Fantasyland and big rows, and foul more. Gumbel noise, larger for
    weaker players, picks among the candidates.
 
+A Fantasyland hand (:func:`place_fantasyland`) is set that way at a skill of at least
+``fantasyland_skill``, unless the player finds the exact best setting (the solver's,
+:func:`ofc_stats.engine.fantasyland_solver.solve_batch`, a stay worth ``stay_value``): a
+chance that grows with skill from ``finds_best_weak`` to ``finds_best_strong``. So a
+weaker player leaves more on the table, and the review can measure it.
+
 The model sees a player's later cards, which no real player does; the committed
 opening, the noise and the hope stand for what the player could not know.
 ``docs/simulator.md`` gives the resulting foul, Fantasyland and royalty rates.
@@ -33,7 +39,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from ofc_stats.engine.cards import NO_CARD
 from ofc_stats.engine.evaluate import ROYALTY_SHIFT, evaluate_rows
+from ofc_stats.engine.fantasyland_solver import MAX_CARDS, score_against, solve_batch
 from ofc_stats.engine.scoring import RuleTables
 
 I8 = npt.NDArray[np.int8]
@@ -46,6 +54,8 @@ TOP, MIDDLE, BOTTOM, DISCARD = 0, 1, 2, 3
 SLOT_ROW = np.array([BOTTOM] * 5 + [MIDDLE] * 5 + [TOP] * 3, dtype=np.int8)
 # Board slot (0-12, top 0-2, middle 3-7, bottom 8-12) of each sorted position.
 SLOT_OF_POSITION = np.array([8, 9, 10, 11, 12, 3, 4, 5, 6, 7, 0, 1, 2], dtype=np.int64)
+# The row of each board slot.
+BOARD_SLOT_ROW = np.array([TOP] * 3 + [MIDDLE] * 5 + [BOTTOM] * 5, dtype=np.int8)
 
 NOISY_PLANS = 1
 
@@ -68,6 +78,11 @@ class Behaviour:
     discard_noise_strong: float = 1.0
     fantasyland_value: float = 9.0
     stay_value: float = 12.0
+    # Fantasyland: every player sets the board with the plans at least this well, and
+    # finds the exact best setting with a chance growing from weak to strong.
+    fantasyland_skill: float = 0.5
+    finds_best_weak: float = 0.2
+    finds_best_strong: float = 0.95
     strength_weight: float = 0.4
     top_pair_chase: float = 0.5
     top_card_chase: float = 0.3
@@ -349,3 +364,36 @@ def place(dealt: I8, skill: F32, rules: RuleTables, *, pineapple_streets: bool,
     np.put_along_axis(rows, np.take_along_axis(kept_index, chosen, axis=1),
                       np.broadcast_to(SLOT_ROW, chosen.shape), axis=1)
     return Placement(rows=rows, boards=np.ascontiguousarray(boards.T))
+
+
+def place_fantasyland(dealt: I8, skill: F32, rules: RuleTables, *, rng: np.random.Generator,
+                      behaviour: Behaviour = BEHAVIOUR) -> Placement:
+    """Set ``B`` Fantasyland boards, dealt all at once (``dealt``: (B, m), m = 13-17).
+
+    Each player finds the exact best setting with a chance interpolated by ``skill``
+    from ``behaviour.finds_best_weak`` to ``finds_best_strong``; the others set it with
+    the candidate plans of :func:`place` at a skill of at least
+    ``behaviour.fantasyland_skill``.
+    """
+    floor = behaviour.fantasyland_skill
+    placed = place(dealt, (floor + (1 - floor) * skill).astype(np.float32), rules,
+                   pineapple_streets=False, in_fantasyland=True, rng=rng, behaviour=behaviour)
+    finds = np.flatnonzero(rng.random(len(dealt))
+                           < _lerp(skill, behaviour.finds_best_weak, behaviour.finds_best_strong))
+    if not len(finds):
+        return placed
+    cards = np.full((len(finds), MAX_CARDS), NO_CARD, dtype=np.int8)
+    cards[:, :dealt.shape[1]] = dealt[finds]
+    # The board the plans set is a value the best reaches: it speeds the search.
+    planned = score_against(np.ascontiguousarray(placed.boards[:, finds].T), None, rules)
+    reached = np.where(planned.fouled, 0.0,
+                       planned.royalties + behaviour.stay_value * planned.stays)
+    best = solve_batch(cards, rules, behaviour.stay_value, lower_bound=reached).boards
+    # Each dealt card's row: the slot of the best board holding it (none: discarded).
+    slot = (dealt[finds][:, :, None] == best.T[:, None, :])  # (found, m, 13)
+    rows = np.where(slot.any(axis=2), BOARD_SLOT_ROW[slot.argmax(axis=2)], np.int8(DISCARD))
+    boards = placed.boards.copy()
+    boards[:, finds] = best
+    all_rows = placed.rows.copy()
+    all_rows[finds] = rows
+    return Placement(rows=all_rows, boards=boards)

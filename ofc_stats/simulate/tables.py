@@ -25,7 +25,7 @@ import numpy.typing as npt
 from ofc_stats.engine.rules import Variant, get_ruleset
 from ofc_stats.engine.scoring import RuleTables, compile_rules, score_batch
 from ofc_stats.simulate.config import FaultKind
-from ofc_stats.simulate.placement import place
+from ofc_stats.simulate.placement import place, place_fantasyland
 
 I8 = npt.NDArray[np.int8]
 I32 = npt.NDArray[np.int32]
@@ -38,7 +38,6 @@ MAX_SEATS = {Variant.CLASSIC: 4}
 PINEAPPLE_SEATS = 3
 LINEUP_CHANGE_CHANCE = 1 / 30  # per hand, when nobody is due Fantasyland
 MAX_EXTENSION = 60  # hands a session may run over to play out Fantasyland
-FANTASYLAND_SKILL = 0.5  # everyone sets a Fantasyland board at least this well
 
 TABLE_NAMES = (
     "Aldebaran", "Betelgeuse", "Capella", "Deneb", "Electra", "Fomalhaut", "Gemma",
@@ -271,9 +270,7 @@ def simulate_group(plans: list[TablePlan], variant: Variant, pool: PlayerPool,
             which = np.flatnonzero(board_fl & (board_fl_cards == cards))
             fl_dealt = _fantasyland_deal(deck, board_lane[which], board_seat[which],
                                          int(cards), per_player, occupied)
-            fl_skill = FANTASYLAND_SKILL + (1 - FANTASYLAND_SKILL) * skill[which]
-            placed = place(fl_dealt, fl_skill.astype(np.float32), rules,
-                           pineapple_streets=False, in_fantasyland=True, rng=rng)
+            placed = place_fantasyland(fl_dealt, skill[which], rules, rng=rng)
             dealt[which, :cards] = fl_dealt
             rows[which, :cards] = placed.rows
             boards[:, which] = placed.boards

@@ -2,15 +2,16 @@
 
 Views are made from the committed file lists (never a glob, so a half-finished
 import is never seen): one base view per warehouse table (``hands``, ``seats``,
-``streets``, ``rejects``, ``imports``, ``fl_transitions``, and ``scored_player_hands``
-/ ``scored_matchups`` holding every scoring), then the views in ``sql/views/*.sql``
-(``player_hands``, ``matchups``, ``player_sessions``, ``sessions``, ...). A table the
+``streets``, ``rejects``, ``imports``, ``fl_transitions``, and ``scored_player_hands``,
+``scored_matchups`` and ``scored_fl_review`` holding every scoring), then the views in
+``sql/views/*.sql`` (``player_hands``, ``matchups``, ``player_sessions``, ``sessions``,
+``fl_review``, ...). A table the
 warehouse does not hold yet is an empty one of its schema, so every query binds.
 
 :func:`create_views` makes them on any connection (``ofc_stats.db.connect`` gives an
 in-memory one, always in step with the warehouse). :func:`refresh_database` writes
 ``<warehouse>/ofc.duckdb`` with the same views (paths absolute) for DuckDB's own CLI,
-notebooks and desktop SQL tools; ``ingest`` and ``score`` refresh it after every run.
+notebooks and desktop SQL tools; ``ingest``, ``score`` and ``review`` refresh it after every run.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ BASE_VIEWS = {
     "fl_transitions": "fl_transitions",
     "scored_player_hands": "player_hands",
     "scored_matchups": "matchups",
+    "scored_fl_review": "fl_review",
 }
 
 

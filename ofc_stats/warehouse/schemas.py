@@ -203,6 +203,44 @@ FL_TRANSITIONS_SCHEMA = pl.Schema({
     "reason": pl.String(),
 })
 
+# The Fantasyland review (ofc-stats review): each board played in Fantasyland against
+# the best setting of its cards (docs/scoring.md).
+FL_REVIEW_BOARD_COLUMNS = ("site", "hand_id", "variant", "table", "started_at", "seat",
+                           "player")
+FL_REVIEW_SCHEMA = pl.Schema({
+    **{name: SEATS_SCHEMA[name] for name in FL_REVIEW_BOARD_COLUMNS},  # as in seats
+    "scoring": pl.String(),
+    "ruleset": pl.String(),
+    "fl_cards": pl.Int8(),  # cards dealt, as the history records it
+    "known_cards": pl.Int8(),  # of which known: the 13 placed and the recorded discards
+    "cards_known": pl.String(),  # dealt, placed (only the 13 placed) or partial
+    "dealt": pl.String(),  # the known cards as text, placed then discarded
+    "played_top": pl.String(),
+    "played_middle": pl.String(),
+    "played_bottom": pl.String(),
+    "played_discards": pl.String(),
+    "played_fouled": pl.Boolean(),
+    "played_royalties": pl.Int16(),
+    "played_stays": pl.Boolean(),
+    "played_value": pl.Float64(),
+    "played_points": pl.Int32(),
+    "best_top": pl.String(),
+    "best_middle": pl.String(),
+    "best_bottom": pl.String(),
+    "best_discards": pl.String(),
+    "best_royalties": pl.Int16(),
+    "best_stays": pl.Boolean(),
+    "best_value": pl.Float64(),
+    "best_points": pl.Int32(),
+    "value_lost": pl.Float64(),
+    "optimal": pl.Boolean(),
+    "stay_missed": pl.Boolean(),
+    "royalties_left": pl.Int16(),
+    "points_lost": pl.Int32(),
+    "stay_value": pl.Float64(),
+    "opponents": pl.Int8(),
+})
+
 # Every table by name, as ``Warehouse.scan`` and the SQL views name them.
 TABLE_SCHEMAS = {
     "hands": HANDS_SCHEMA,
@@ -214,4 +252,5 @@ TABLE_SCHEMAS = {
     "player_hands": PLAYER_HANDS_SCHEMA,
     "matchups": MATCHUPS_SCHEMA,
     "fl_transitions": FL_TRANSITIONS_SCHEMA,
+    "fl_review": FL_REVIEW_SCHEMA,
 }
