@@ -28,6 +28,8 @@ class Seat:
     fl_cards: int | None = None
     reported_points: int | None = None
     reported_royalties: int | None = None
+    starting_stack: str | None = None
+    reported_money: str | None = None
     discards: str | None = None
 
 
@@ -57,6 +59,7 @@ def canonical(hands: Sequence[Hand], file: str = "built.jsonl") -> CanonicalBatc
                 "middle": middle, "bottom": bottom, "in_fantasyland": seat.in_fantasyland,
                 "fl_cards": seat.fl_cards, "reported_points": seat.reported_points,
                 "reported_royalties": seat.reported_royalties,
+                "starting_stack": seat.starting_stack, "reported_money": seat.reported_money,
                 "discards": seat.discards.split() if seat.discards else None})
     seats = pl.DataFrame(raw_seats, infer_schema_length=None,
                          schema_overrides={"discards": pl.List(pl.String)})
@@ -75,6 +78,16 @@ def store(root: Path, *batches_of_hands: Sequence[Hand]) -> Warehouse:
                               PendingFile("seats", batch.seats),
                               PendingFile("streets", batch.streets)], action="ingest")
     return warehouse
+
+
+def to_layout_before_money(warehouse: Warehouse) -> None:
+    """Rewrite the seats files as ofc-stats wrote them before table stakes: no
+    ``point_value`` or ``reported_money`` columns (commit action "old layout")."""
+    with warehouse.writing():
+        files = warehouse.state().table_files("seats")
+        warehouse.commit([PendingFile("seats", pl.read_parquet(warehouse.root / f.path)
+                                      .drop("point_value", "reported_money"))
+                          for f in files], [f.path for f in files], action="old layout")
 
 
 def to_nested_board_layout(warehouse: Warehouse) -> None:

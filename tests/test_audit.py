@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import polars as pl
@@ -11,7 +12,15 @@ from ofc_stats.analysis.audit import NotScoredError, audit_warehouse
 from ofc_stats.analysis.score import score_warehouse
 from ofc_stats.formats.canonical import problems_frame
 from ofc_stats.warehouse import PendingFile
-from tests.builders import ENTRY_QQ, NOTHING_1, NOTHING_2, Hand, Seat, store
+from tests.builders import (
+    ENTRY_QQ,
+    NOTHING_1,
+    NOTHING_2,
+    Hand,
+    Seat,
+    store,
+    to_layout_before_money,
+)
 
 
 def test_reported_points_and_royalties_that_disagree_are_found_with_boards(
@@ -63,3 +72,54 @@ def test_audit_needs_scores(tmp_path: Path) -> None:
     warehouse = store(tmp_path, [Hand("g-1", [Seat("alice", ENTRY_QQ), Seat("bob", NOTHING_2)])])
     with pytest.raises(NotScoredError, match="run 'ofc-stats score' first"):
         audit_warehouse(warehouse)
+
+
+def test_money_the_room_paid_is_checked_against_the_table_stakes_cap(tmp_path: Path) -> None:
+    # ENTRY_QQ scoops NOTHING_2 for 15 points at $1: bob sat with $10, so he pays $10.
+    def hand(hand_id: str, alice: str, bob: str, minute: int) -> Hand:
+        return Hand(hand_id, [Seat("alice", ENTRY_QQ, starting_stack="100", reported_money=alice),
+                              Seat("bob", NOTHING_2, starting_stack="10", reported_money=bob)],
+                    minute=minute, extra={"point_value": "1", "currency": "USD"})
+
+    warehouse = store(tmp_path, [hand("g-1", "10", "-10", 0),
+                                 hand("g-2", "15", "-15", 1),  # the room ignored the cap
+                                 hand("g-3", "10.00", "-10.00", 2)])
+    score_warehouse(warehouse)
+    scored = warehouse.scan("player_hands", "default").sort("hand_id", "seat").collect()
+    assert scored.select("hand_id", "money_capped", "capped").rows()[:2] == [
+        ("g-1", Decimal(10), True), ("g-1", Decimal(-10), True)]
+    errors = audit_warehouse(warehouse).findings.filter(pl.col("kind") == "money")
+    assert errors.select("hand_id", "player", "ours", "reported").rows() == [
+        ("g-2", "alice, bob", "alice +10.00, bob -10.00", "alice +15.00, bob -15.00")]
+
+
+def test_a_warehouse_from_before_money_is_upgraded_and_scored(tmp_path: Path) -> None:
+    warehouse = store(tmp_path, [Hand("g-1", [Seat("alice", ENTRY_QQ, starting_stack="5"),
+                                              Seat("bob", NOTHING_2, starting_stack="5")],
+                                      extra={"point_value": "0.5"})])
+    to_layout_before_money(warehouse)
+    score_warehouse(warehouse)
+    seats = warehouse.scan("seats").collect()
+    assert seats["point_value"].to_list() == [Decimal("0.5")] * 2
+    assert seats["reported_money"].null_count() == 2
+    scored = warehouse.scan("player_hands", "default").sort("seat").collect()
+    assert scored["money"].to_list() == [Decimal("7.5"), Decimal("-7.5")]
+    assert scored["money_capped"].to_list() == [Decimal(5), Decimal(-5)]
+
+
+def test_a_warehouse_two_layouts_old_is_upgraded_in_one_rewrite(tmp_path: Path) -> None:
+    from tests.builders import to_nested_board_layout
+
+    warehouse = store(tmp_path, [Hand("g-1", [Seat("alice", ENTRY_QQ), Seat("bob", NOTHING_2)],
+                                      extra={"point_value": "2"})])
+    to_layout_before_money(warehouse)
+    to_nested_board_layout(warehouse)  # the board as one column, and no money columns
+    before = len(warehouse.commits())
+    score_warehouse(warehouse)
+    upgrades = [c for c in warehouse.commits()[before:] if c.get("action") == "upgrade"]
+    assert len(upgrades) == 1
+    seats = warehouse.scan("seats").collect()
+    assert "cards" not in seats.columns
+    assert seats["point_value"].to_list() == [Decimal(2)] * 2
+    scored = warehouse.scan("player_hands", "default").sort("seat").collect()
+    assert scored["money"].to_list() == [Decimal(30), Decimal(-30)]

@@ -18,8 +18,9 @@ from ofc_stats.simulate.files import read_faults, write_simulation
 from ofc_stats.warehouse import Warehouse
 from tests.conftest import SAMPLE_DATA
 
-AUDITED = {FaultKind.MIS_SCORED: "points", FaultKind.FL_MISSING: "fl_missing",
-           FaultKind.FL_UNEARNED: "fl_unearned", FaultKind.FL_CARDS: "fl_cards"}
+AUDITED = {FaultKind.MIS_SCORED: "points", FaultKind.MIS_PAID: "money",
+           FaultKind.FL_MISSING: "fl_missing", FaultKind.FL_UNEARNED: "fl_unearned",
+           FaultKind.FL_CARDS: "fl_cards"}
 
 
 def expected_findings(faults: list[Fault]) -> set[tuple[str, str]]:
@@ -35,22 +36,23 @@ def found_errors(warehouse: Warehouse) -> set[tuple[str, str]]:
 def test_sample_data_audit_finds_exactly_the_injected_faults(
         sample_warehouse: Warehouse) -> None:
     expected = expected_findings(read_faults(SAMPLE_DATA / "faults.tsv"))
-    assert len(expected) == 9
+    assert len(expected) == 13
+    assert {kind for kind, _ in expected} == set(AUDITED.values())
     assert found_errors(sample_warehouse) == expected
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("fmt", "seed"), [("jsonl", 11), ("text", 12)])
 def test_a_fresh_simulation_is_audited_exactly(tmp_path: Path, fmt: str, seed: int) -> None:
-    config = SimulationConfig(seed=seed, hands=6000, tables=6,
+    config = SimulationConfig(seed=seed, hands=6000, tables=10,
                               faults=parse_faults("mis-scored=4,fl-missing=3,fl-unearned=3,"
-                                                  "fl-cards=3,gap=3"))
+                                                  "fl-cards=3,gap=3,mis-paid=3"))
     written = write_simulation(config, tmp_path / "histories", fmt)
     ingest([tmp_path / "histories"], tmp_path / "warehouse")
     warehouse = Warehouse.open(tmp_path / "warehouse")
     score_warehouse(warehouse)
     expected = expected_findings(list(written.faults))
-    assert len(expected) == 13
+    assert len(expected) == 16
     assert found_errors(warehouse) == expected
     gaps = audit_warehouse(warehouse).findings.filter(pl.col("kind") == "gap")
     assert gaps.height == 3

@@ -187,3 +187,76 @@ def test_concat_and_empty_batches() -> None:
     assert empty.hands.schema == HANDS_SCHEMA
     both = CanonicalBatch.concat([empty, empty])
     assert both.seats.is_empty()
+
+
+# --- the rooms' other games: jokers, two decks, 2-7, money -------------------------------
+
+JOKER_BOARD = ("Xj 3d 2c", "6h 6c 6d 7d 8d", "Tc Jc Qc Kc Joker")
+
+
+@pytest.mark.parametrize(
+    ("variant", "seats", "kind", "reason"),
+    [
+        ("joker-pineapple", [JOKER_BOARD, HELLMUTH], None, None),
+        ("pineapple", [JOKER_BOARD, HELLMUTH], "card", "in a variant without jokers"),
+        ("joker-ultimate", [JOKER_BOARD, ("JK 3h 4h", "7h 7c Qs 4s 5s", "Jh 9h 8h 2h Ah")],
+         "duplicate card", "3 jokers (seat 1 top, seat 2 top, seat 1 bottom): more than"),
+        ("double-deck", [IVEY, IVEY], None, None),
+        ("double-deck", [IVEY, IVEY, ("6s 7c 8h", "Jd Js 9h Qh 8d", "As Ad Ac Kd Kh")],
+         "duplicate card", "duplicate card 6s (seat 1 top, seat 2 top, seat 3 top)"),
+        ("classic", [IVEY, IVEY], "duplicate card", "duplicate card"),
+    ],
+)
+def test_jokers_and_two_decks_are_checked_as_their_deck_allows(
+        variant: str, seats: list[tuple[str, str, str]], kind: str | None,
+        reason: str | None) -> None:
+    batch = run([raw_hand(0, variant=variant)],
+                [raw_seat(0, seat, f"p{seat}", rows) for seat, rows in enumerate(seats, 1)])
+    if kind is None:
+        assert batch.problems.is_empty(), batch.problems.to_dicts()
+        assert batch.hands["variant"].to_list() == [variant]
+        return
+    assert batch.problems.select("kind").to_series().to_list() == [kind]
+    assert reason in batch.problems["reason"][0]
+
+
+@pytest.mark.parametrize(("written", "variant"), [
+    ("Joker Ultimate Pineapple OFC", "joker-ultimate"), ("2-7 Pineapple OFC", "deuce-to-seven"),
+    ("ofcp_27", "deuce-to-seven"), ("Double Deck OFC", "double-deck"),
+    ("double deck pineapple", "double-deck-pineapple"), ("joker progressive", "joker-progressive"),
+])
+def test_the_new_games_names(written: str, variant: str) -> None:
+    batch = run([raw_hand(0, variant=written)],
+                [raw_seat(0, 1, "Ivey", IVEY), raw_seat(0, 2, "Hellmuth", HELLMUTH)])
+    assert batch.hands["variant"].to_list() == [variant]
+
+
+def test_double_deck_seats_up_to_eight_players() -> None:
+    boards = [("2c 3c 4c", "5c 6c 7c 8c 9c", "Tc Jc Qc Kc Ac"),
+              ("2d 3d 4d", "5d 6d 7d 8d 9d", "Td Jd Qd Kd Ad"),
+              ("2h 3h 4h", "5h 6h 7h 8h 9h", "Th Jh Qh Kh Ah"),
+              ("2s 3s 4s", "5s 6s 7s 8s 9s", "Ts Js Qs Ks As")] * 2
+    seats = [raw_seat(0, seat, f"p{seat}", rows) for seat, rows in enumerate(boards, 1)]
+    assert run([raw_hand(0, variant="double-deck")], seats).problems.is_empty()
+    ninth = [*seats, raw_seat(0, 9, "p9", IVEY)]
+    problems = run([raw_hand(0, variant="double-deck")], ninth).problems
+    assert problems["reason"].to_list() == ["9 players in a double-deck hand (allowed 2-8)"]
+
+
+def test_reported_money_is_kept_exact() -> None:
+    batch = run([raw_hand(0)], [raw_seat(0, 1, "Ivey", IVEY, starting_stack="150.5",
+                                         reported_money="-12.25"),
+                                raw_seat(0, 2, "Hellmuth", HELLMUTH, reported_money=12.25)])
+    assert batch.seats["reported_money"].to_list() == [Decimal("-12.25"), Decimal("12.25")]
+
+
+@pytest.mark.parametrize(("fields", "reason"), [
+    ({"starting_stack": "lots"}, "bad money 'lots' (seat 1 starting_stack)"),
+    ({"reported_money": "1,50"}, "bad money '1,50' (seat 1 reported_money)"),
+    ({"collected": "NaN"}, "bad money 'NaN' (seat 1 collected)"),
+    ({"starting_stack": "-5"}, "negative stack '-5' (seat 1)"),
+])
+def test_money_a_seat_records_must_be_money(fields: dict[str, object], reason: str) -> None:
+    batch = run([raw_hand(0)], [raw_seat(0, 1, "Ivey", IVEY, **fields),
+                                raw_seat(0, 2, "Hellmuth", HELLMUTH)])
+    assert batch.problems.select("kind", "reason").rows() == [("money", reason)]

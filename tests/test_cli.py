@@ -20,13 +20,25 @@ def test_bench_prints_throughput_and_memory() -> None:
     assert figures["player_hands_per_second"] > 0
     assert figures["peak_memory_mb"] > 0
     assert 0.3 < figures["fouled_share"] < 0.95  # random placement fouls often
+    # One joker per board against the same two-player boards without it.
+    assert figures["joker_player_hands"] == 40_000
+    assert figures["joker_player_hands_per_second"] > 0
+    assert figures["joker_ratio"] > 0
+    text = runner.invoke(app, ["bench", "scoring", "--deals", "2000"]).stdout
+    assert "one joker on every board" in text
+    assert "of the joker-free speed" in text
+    plain = runner.invoke(app, ["bench", "scoring", "--deals", "2000", "--no-jokers"]).stdout
+    assert "joker" not in plain
 
 
 def test_rules_lists_presets_and_shows_one() -> None:
     listing = runner.invoke(app, ["rules"])
     assert listing.exit_code == 0
-    assert [line.split()[0] for line in listing.stdout.splitlines()] == [
-        "classic", "pineapple", "progressive", "ultimate"]
+    assert [line.split()[0] for line in listing.stdout.splitlines()[2:]] == [
+        "classic", "pineapple", "progressive", "ultimate", "joker-pineapple",
+        "joker-progressive", "joker-ultimate", "double-deck", "double-deck-pineapple",
+        "deuce-to-seven"]  # under the table's head: preset, rules
+    assert listing.stdout.split()[:2] == ["preset", "rules"]
     shown = runner.invoke(app, ["rules", "progressive", "--json"])
     assert json.loads(shown.stdout)["fantasyland"]["entry"] == {
         "QQ": 14, "KK": 15, "AA": 16, "222": 16}

@@ -190,8 +190,14 @@ ERRORS = [
     (["query", "leaderboard", "--out", "x.txt"], "--out: cannot tell a format from 'x.txt'", 2),
     (["hand", "nosuch-000001"], "no hand 'nosuch-000001' in the warehouse", 2),
     (["score", "--ruleset", "pinapple"], "--ruleset: unknown ruleset 'pinapple': use one "
-                                         "of classic, pineapple, progressive, ultimate or "
-                                         "a .toml file; did you mean 'pineapple'?", 2),
+                                         "of classic, pineapple, progressive, ultimate, "
+                                         "joker-pineapple, ", 2),
+    (["score", "--ruleset", "deuce-to-sevn"], "--ruleset: unknown ruleset 'deuce-to-sevn': "
+                                              "use one of classic, ", 2),
+    (["report", "--variant", "jokr-ultimate"], "--variant: no scored hands of variant "
+                                               "'jokr-ultimate' (variants: classic, ", 2),
+    (["stats", "--variant", "jokr-ultimate"], "--variant: no scored hands of variant "
+                                              "'jokr-ultimate' (variants: classic, ", 2),
     (["review", "--scoring", "pinapple"], "--scoring: unknown ruleset 'pinapple'", 2),
     (["review", "--since", "yesterdy"], "--since 'yesterdy' is not a date or time", 2),
     (["bench", "review", "--per-count", "abc"], "--per-count 'abc' is not a whole number", 2),
@@ -223,6 +229,8 @@ def test_every_error_is_one_line_naming_what_is_wrong(
     (["ingest"], "missing PATH... (history files, folders (walked recursively), globs, or "
                  ".gz .bz2 .xz .zip archives) (see 'ofc-stats ingest --help')"),
     (["stats", "-w", "/nowhere/at/all"], "no warehouse at /nowhere/at/all"),
+    (["simulate", "--variant", "jokr-ultimate", "--out", "/nowhere/at/all"],
+     "--variant: unknown variant 'jokr-ultimate' (one of classic, "),
 ])
 def test_usage_errors_without_a_warehouse(arguments: list[str], message: str) -> None:
     result = runner.invoke(app, arguments)

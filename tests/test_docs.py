@@ -76,3 +76,24 @@ def test_the_readme_python_examples_run(tmp_path: Path) -> None:
         assert done.returncode == 0, f"README Python block {number + 1}:\n{done.stderr}"
     assert (tmp_path / "warehouse" / "_log").is_dir()
     assert (tmp_path / "sim" / "faults.tsv").is_file()
+
+
+def test_every_toml_example_of_the_rulesets_page_loads(tmp_path: Path) -> None:
+    from ofc_stats.engine.rules import load_ruleset
+
+    page = (ROOT / "docs" / "rulesets.md").read_text(encoding="utf-8")
+    examples = re.findall(r"```toml\n(.*?)```", page, flags=re.DOTALL)
+    assert len(examples) >= 3
+    settings = [example for example in examples
+                if example.startswith("# <warehouse>/ofc-stats.toml")]
+    assert len(settings) == 1  # the house rules' file, not a ruleset
+    for index, example in enumerate(examples):
+        if example in settings:
+            from ofc_stats.warehouse.config import CONFIG_FILE, read_config
+
+            (tmp_path / CONFIG_FILE).write_text(example, encoding="utf-8")
+            assert read_config(tmp_path).house_rules
+            continue
+        path = tmp_path / f"example{index}.toml"
+        path.write_text(example, encoding="utf-8")
+        assert load_ruleset(path).name

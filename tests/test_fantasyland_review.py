@@ -16,11 +16,13 @@ from ofc_stats.analysis.fantasyland_review import (
     FL_REVIEW_SCHEMA,
     REVIEW_TABLE,
     SKIP_REASONS,
+    _Tally,
     review_seats,
     review_warehouse,
 )
 from ofc_stats.cli import app
 from ofc_stats.db import fantasyland_review_stats, query_warehouse
+from ofc_stats.engine.rules import get_ruleset
 from ofc_stats.errors import ExitCode
 from ofc_stats.warehouse import Warehouse
 from tests.builders import ENTRY_QQ, Hand, Seat, canonical, store
@@ -217,8 +219,6 @@ def test_boards_the_solver_cannot_set_are_counted_not_stored() -> None:
     incomplete = seats.with_columns(pl.lit(-1, pl.Int8).alias("top_1"))
     twice = seats.with_columns(pl.when(pl.col("player") == "alice").then(pl.lit("As"))
                                .otherwise(pl.col("discards")).alias("discards"))
-    from ofc_stats.analysis.fantasyland_review import _Tally
-
     garbage = seats.with_columns(pl.when(pl.col("player") == "alice").then(pl.lit("3d Zz"))
                                  .otherwise(pl.col("discards")).alias("discards"))
     for frame, reason, counted in ((joker, "joker", 1), (incomplete, "incomplete", 2),
@@ -228,6 +228,17 @@ def test_boards_the_solver_cannot_set_are_counted_not_stored() -> None:
         assert tally.skipped == {reason: counted}
         assert result.height == 2 - counted  # bob's board, reviewed as if in Fantasyland
         assert SKIP_REASONS[reason]
+
+
+def test_a_deuce_to_seven_middle_is_counted_not_stored() -> None:
+    seats = canonical(HISTORY[1:2]).seats.with_columns(pl.lit(True).alias("_review"))
+    tally = _Tally()
+    assert review_seats(seats, "default", get_ruleset("deuce-to-seven"), tally).is_empty()
+    assert tally.skipped == {"lowball": 2}
+    lowball = seats.with_columns(pl.lit("deuce-to-seven").alias("variant"))  # by variant
+    tally = _Tally()
+    assert review_seats(lowball, "default", None, tally).is_empty()
+    assert tally.skipped == {"lowball": 2}
 
 
 def test_the_command_prints_the_run_and_each_player(tmp_path: Path) -> None:
@@ -257,8 +268,8 @@ def test_the_command_prints_the_run_and_each_player(tmp_path: Path) -> None:
     (["--scoring", "omaha"], "unknown ruleset 'omaha'"),
     (["--since", "yesterdy"], "--since 'yesterdy' is not a date"),
     (["--scoring", "clasic"], "--scoring: unknown ruleset 'clasic': use one of classic, "
-                              "pineapple, progressive, ultimate or a .toml file; did you "
-                              "mean 'classic'?"),
+                              "pineapple, progressive, ultimate, "),
+    (["--scoring", "clasic"], "did you mean 'classic'?"),
 ])
 def test_mistakes_are_one_line_errors(tmp_path: Path, arguments: list[str],
                                       message: str) -> None:

@@ -244,6 +244,16 @@ def test_hands_the_solver_refuses(cards: str, message: str) -> None:
         solve_fantasyland(cards)
 
 
+def test_a_deuce_to_seven_middle_is_refused() -> None:
+    hand = " ".join(FULL_DECK[:14])
+    with pytest.raises(FantasylandHandError, match="deuce-to-seven"):
+        solve_fantasyland(hand, "deuce-to-seven")
+    cards = np.full((1, MAX_CARDS), NO_CARD, dtype=np.int8)
+    cards[0, :14] = np.arange(14)
+    with pytest.raises(FantasylandHandError, match="deuce-to-seven"):
+        solve_batch(cards, compile_rules(get_ruleset("deuce-to-seven")), 12.0)
+
+
 def test_opponents_must_be_whole_boards_of_other_cards() -> None:
     hand = " ".join(FULL_DECK[:14])
     with pytest.raises(FantasylandHandError, match="13 cards, not 3"):

@@ -40,7 +40,8 @@ NOT_CARRIED: dict[Format, dict[str, tuple[str, ...]]] = {
     Format.JSONL: {},
     Format.TEXT: {},
     Format.CSV: {"streets": ("*",), "hands": ("has_streets",)},
-    Format.FPDB: {"hands": ("ruleset", "button_seat", "point_value", "currency")},
+    Format.FPDB: {"hands": ("ruleset", "button_seat", "point_value", "currency"),
+                  "seats": ("point_value",)},
 }
 SOURCE_COLUMNS = ("source_file", "source_line")
 
@@ -113,8 +114,10 @@ def pineapple() -> CanonicalBatch:
 
 
 @pytest.mark.parametrize("fmt", IMPLEMENTED)
-@pytest.mark.parametrize(("variant", "players"), [("pineapple", 3), ("classic", 4),
-                                                   ("progressive", 2), ("ultimate", 3)])
+@pytest.mark.parametrize(("variant", "players"), [
+    ("pineapple", 3), ("classic", 4), ("progressive", 2), ("ultimate", 3),
+    ("joker-ultimate", 3), ("joker-pineapple", 2), ("double-deck", 6),
+    ("double-deck-pineapple", 5), ("deuce-to-seven", 3)])
 def test_round_trip_keeps_every_field_the_format_carries(
         fmt: Format, variant: str, players: int) -> None:
     hands = sample_hands(120, players, variant=variant, seed=players)

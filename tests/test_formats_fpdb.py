@@ -96,12 +96,17 @@ def test_variant_flags_map_to_variants(flags: object, variant: str) -> None:
     assert batch.hands["variant"].to_list() == [variant]
 
 
-def test_deuce_to_seven_hands_are_set_aside_with_kind_variant() -> None:
-    lowball = hand("h2", variant={"variant": "ofc", "pineapple": True, "deuce_to_seven": True})
-    data = "\n".join(json.dumps(h) for h in (hand("h1"), lowball, hand("h3"))).encode()
+def test_swc_deuce_to_seven_hands_are_read_as_the_2_7_variant() -> None:
+    # fpdb-3 records SwC's OFC/P 2-7 as variant ofcp_27 with the deuce_to_seven flag.
+    lowball = hand("h2", variant={"variant": "ofcp_27", "pineapple": True,
+                                  "deuce_to_seven": True})
+    flag_only = hand("h3", variant={"variant": "ofc", "pineapple": True,
+                                    "deuce_to_seven": "1"})
+    data = "\n".join(json.dumps(h) for h in (hand("h1"), lowball, flag_only)).encode()
     batch = read_all(Format.FPDB, data)
-    assert batch.hands["hand_id"].to_list() == ["h1", "h3"]
-    assert_problem(batch.problems, "variant", "deuce-to-seven", line=2, hand_id="h2")
+    assert batch.hands["variant"].to_list() == ["pineapple", "deuce-to-seven",
+                                                "deuce-to-seven"]
+    assert batch.problems.is_empty()
 
 
 def test_inactive_players_and_epoch_timestamps() -> None:

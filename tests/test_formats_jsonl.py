@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from decimal import Decimal
 from importlib import resources
 
 import polars as pl
 import pytest
 
+from ofc_stats.engine.rules import Variant
 from ofc_stats.formats import Format
 from ofc_stats.formats.jsonl import READER
 from tests.test_formats_common import assert_problem, read_all, read_batches
@@ -95,6 +97,10 @@ def test_the_example_matches_the_published_json_schema() -> None:
     player = schema["$defs"]["player"]
     for seat in EXAMPLE["players"]:  # type: ignore[attr-defined]
         assert set(player["required"]) <= set(seat) <= set(player["properties"])
+    assert schema["properties"]["variant"]["enum"] == [variant.value for variant in Variant]
+    card = schema["$defs"]["card"]["pattern"].replace("(?i:", "(?:")
+    assert all(re.match(card, text, re.IGNORECASE) for text in ("Xj", "JK", "Joker", "10d"))
+    assert {"reported_money", "starting_stack"} <= set(player["properties"])
 
 
 @pytest.mark.parametrize(

@@ -125,3 +125,28 @@ def test_an_id_at_two_sites_needs_the_site(tmp_path: Path) -> None:
     assert "cy" in south
     assert "ann" not in south
     assert "not scored yet: run 'ofc-stats score'" in south
+
+
+def test_a_joker_is_drawn_as_the_card_it_stood_for(sample_warehouse: Warehouse) -> None:
+    row = query_warehouse(sample_warehouse, (
+        "SELECT hand_id, p.player, middle, joker_cards FROM player_hands p JOIN seats "
+        "USING (site, hand_id, seat) WHERE middle ILIKE '%Xj%' AND joker_cards <> '' "
+        "ORDER BY hand_id LIMIT 1")).row(0, named=True)
+    text = shown(sample_warehouse, row["hand_id"])
+    assert "★" in text
+    assert "Xj" not in text  # every joker drawn as what it became
+    # The middle's joker stands where its card goes in reading order.
+    middle = next(line for line in text.splitlines()[text.splitlines().index(
+        next(line for line in text.splitlines() if row["player"] in line)):]
+        if line.startswith("  middle"))
+    assert middle.count("★") == row["middle"].lower().count("xj")
+
+
+def test_money_and_table_stakes_are_shown(sample_warehouse: Warehouse) -> None:
+    capped = query_warehouse(sample_warehouse, (
+        "SELECT hand_id FROM player_hands WHERE capped ORDER BY hand_id LIMIT 1"))
+    paid = query_warehouse(sample_warehouse, (
+        "SELECT hand_id FROM player_hands WHERE money IS NOT NULL ORDER BY hand_id LIMIT 1"))
+    assert "money " in shown(sample_warehouse, paid["hand_id"][0], width=120)
+    assert "capped at the stacks" in shown(sample_warehouse, capped["hand_id"][0],
+                                           width=120)

@@ -1,3 +1,4 @@
+import re
 from pathlib import Path
 
 import pytest
@@ -109,3 +110,35 @@ def test_unknown_preset_and_missing_file() -> None:
 def test_top_hand_specs_order() -> None:
     assert top_hand_strength("QQ") < top_hand_strength("KK") < top_hand_strength("AA")
     assert top_hand_strength("AA") < top_hand_strength("222") == top_hand_strength("trips")
+
+
+@pytest.mark.parametrize(("toml", "message"), [
+    ('base = "joker-ultimate"\njokers = 3', "jokers: 3 (a deck holds 0, 1 or 2)"),
+    ('base = "double-deck"\njokers = 2', "jokers with two decks are not supported"),
+    ('base = "pineapple"\nmiddle = "lowball"', "middle: 'lowball' is not one of high"),
+    ('base = "joker-pineapple"\ndecks = "two"', "decks: 'two' is not a whole number"),
+    ('base = "deuce-to-seven"\n[lowball]\nqualifier = "Z"', "not a deuce-to-seven low: 'Z'"),
+    ('base = "deuce-to-seven"\n[fantasyland]\nentry_lowball = { "76543" = 14 }',
+     "not a deuce-to-seven low: '76543'"),
+    ('base = "deuce-to-seven"\n[fantasyland]\nstay_middle = "full house"',
+     "use fantasyland.stay_lowball"),
+    ('base = "pineapple"\n[fantasyland]\nentry_lowball = { "75432" = 14 }',
+     "need middle = 'deuce-to-seven'"),
+    ('base = "pineapple"\ntable_stakes = "yes"', "table_stakes: 'yes' is not true or false"),
+    ('base = "deuce-to-seven"\n[lowball]\ncolour = 1', "lowball: unknown keys ['colour']"),
+])
+def test_the_other_games_keys_are_checked(tmp_path: Path, toml: str, message: str) -> None:
+    path = tmp_path / "house.toml"
+    path.write_text(toml, encoding="utf-8")
+    with pytest.raises(RulesetError, match=re.escape(message)):
+        load_ruleset(path)
+
+
+def test_every_preset_round_trips_through_its_mapping() -> None:
+    for name, preset in PRESETS.items():
+        again = ruleset_from_mapping({**ruleset_as_dict(preset), "base": name})
+        assert again == preset, name
+    assert get_ruleset("joker-ultimate").fantasyland.cards_for_entry("222") == 17
+    assert get_ruleset("double-deck").max_players == 8
+    assert get_ruleset("double-deck-pineapple").max_players == 6
+    assert get_ruleset("joker-pineapple").max_players == 3

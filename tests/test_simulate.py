@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from ofc_stats.engine.boards import CARD_COLUMNS, board_codes
-from ofc_stats.engine.rules import Variant, get_ruleset
+from ofc_stats.engine.cards import JOKER
+from ofc_stats.engine.rules import Variant, get_ruleset, ruleset_for_variant
 from ofc_stats.engine.scoring import BoardScores, compile_rules, score_batch
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.simulate import (
@@ -29,8 +30,9 @@ from ofc_stats.simulate import (
 )
 from ofc_stats.simulate.records import position_in_run
 
-RECORD_FAULTS = {kind: 3 for kind in (FaultKind.MIS_SCORED, FaultKind.FL_UNEARNED,
-                                      FaultKind.FL_MISSING, FaultKind.FL_CARDS, FaultKind.GAP)}
+RECORD_FAULTS = {kind: 3 for kind in (FaultKind.MIS_SCORED, FaultKind.MIS_PAID,
+                                      FaultKind.FL_UNEARNED, FaultKind.FL_MISSING,
+                                      FaultKind.FL_CARDS, FaultKind.GAP)}
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,8 @@ def play(config: SimulationConfig) -> Played:
 
 @pytest.fixture(scope="module")
 def played() -> Played:
-    """Two tables per variant, every record fault three times."""
-    return play(SimulationConfig(seed=11, hands=6000, tables=8, players=14,
+    """A table per variant, every record fault three times."""
+    return play(SimulationConfig(seed=11, hands=6000, tables=len(Variant), players=14,
                                  faults=RECORD_FAULTS))
 
 
@@ -108,7 +110,7 @@ def consecutive(played: Played) -> pl.DataFrame:
 
 def test_hands_ordered_by_table_and_time_with_canonical_schemas(played: Played) -> None:
     assert played.hands.height == 6000 - 3  # three gaps
-    assert played.hands["table"].n_unique() == 8
+    assert played.hands["table"].n_unique() == len(Variant)
     assert set(played.hands["variant"]) == {variant.value for variant in Variant}
     order = played.hands.with_row_index().sort("table", "started_at")
     per_table = order.group_by("table", maintain_order=True).agg(pl.col("index"))
@@ -128,13 +130,26 @@ def test_same_seed_same_records_other_seed_others() -> None:
     assert not np.array_equal(board_codes(first.seats), board_codes(other.seats))
 
 
-def test_boards_are_legal_and_cards_unique_per_hand(played: Played) -> None:
+def test_boards_are_legal_and_cards_dealt_as_often_as_the_deck_holds_them(
+        played: Played) -> None:
     assert (played.seats["problem"] == 0).all()
     cards = board_codes(played.seats)
-    assert ((cards >= 0) & (cards < 52)).all()
-    # Every card dealt in a hand (placed or discarded, any seat) is dealt once.
-    dealt = played.streets.group_by("hand_id").agg(pl.len(), pl.col("card").n_unique())
-    assert (dealt["len"] == dealt["card"]).all()
+    joker_game = played.seats["variant"].str.starts_with("joker").to_numpy()
+    assert ((cards >= 0) & ((cards < 52) | ((cards == JOKER) & joker_game[None, :]))).all()
+    assert (cards == JOKER).any()  # the joker tables deal jokers
+    # Every card dealt in a hand (placed or discarded, any seat) at most as often as
+    # its deck holds it: once, twice with two decks; a joker twice in a joker game.
+    allowed = {variant.value: (ruleset_for_variant(variant).decks,
+                               ruleset_for_variant(variant).jokers) for variant in Variant}
+    dealt = (played.streets.join(played.hands.select("hand_id", "variant"), on="hand_id")
+             .group_by("hand_id", "variant", "card").len())
+    limit = dealt.select(pl.when(pl.col("card") == JOKER)
+                         .then(pl.col("variant").replace_strict({k: v[1] for k, v in
+                                                                 allowed.items()}))
+                         .otherwise(pl.col("variant").replace_strict(
+                             {k: v[0] for k, v in allowed.items()}))).to_series()
+    assert (dealt["len"] <= limit).all()
+    assert (dealt.filter(pl.col("variant").str.starts_with("double"))["len"] == 2).any()
 
 
 def test_streets_rebuild_the_final_boards_and_discards(played: Played) -> None:
@@ -218,6 +233,32 @@ def test_reported_points_and_royalties_are_the_scorers_except_mis_scores(
     # A room's bug still moves points between players: each hand sums to zero.
     assert (seats.group_by("hand_id").agg(pl.col("reported_points").sum())
             ["reported_points"] == 0).all()
+
+
+def test_money_at_table_stakes_is_capped_except_where_mis_paid(played: Played) -> None:
+    from ofc_stats.engine.boards import micros
+    from ofc_stats.engine.stakes import hand_money
+
+    at_stakes = played.seats.filter(pl.col("starting_stack").is_not_null())
+    assert set(at_stakes["variant"]) == {"joker-pineapple", "joker-progressive", "joker-ultimate",
+                                         "double-deck", "double-deck-pineapple",
+                                         "deuce-to-seven"}
+    assert played.seats.filter(pl.col("starting_stack").is_null())["reported_money"].is_null(
+    ).all()
+    starts = np.flatnonzero(np.concatenate([[True], at_stakes["hand_id"].to_numpy()[1:]
+                                            != at_stakes["hand_id"].to_numpy()[:-1]]))
+    starts = np.append(starts, at_stakes.height)
+    money = hand_money(at_stakes["points"].to_numpy(), starts,
+                       micros(at_stakes["point_value"]), micros(at_stakes["starting_stack"]),
+                       table_stakes=True)
+    paid = (micros(at_stakes["reported_money"]) // 10_000)
+    wrong = set(at_stakes.filter(pl.Series(paid != money.capped))["hand_id"])
+    assert wrong == faults_of(played, FaultKind.MIS_PAID)
+    assert len(wrong) == 3
+    assert money.cap_applied.any()  # stacks run short now and then
+    # Paid or mis-paid, a hand's money sums to zero and a stack pays no more than it holds.
+    assert (at_stakes.group_by("hand_id").agg(pl.col("reported_money").sum())
+            ["reported_money"] == 0).all()
 
 
 def test_fantasyland_chains_follow_the_ruleset_except_injected_faults(played: Played) -> None:
@@ -344,13 +385,20 @@ def test_any_seed_gives_legal_consistent_hands(seed: int, hands: int, variant: V
     seats = score_seats(batch.hands, batch.seats)
     assert (seats["problem"] == 0).all()
     assert (seats["reported_points"] == seats["points"]).all()
-    assert batch.streets.group_by("hand_id").agg(pl.col("card").is_duplicated().any())[
-        "card"].not_().all()
+    rules = ruleset_for_variant(variant)
+    copies = batch.streets.group_by("hand_id", "card").len()
+    assert (copies.filter(pl.col("card") != JOKER)["len"] <= rules.decks).all()
+    assert (copies.filter(pl.col("card") == JOKER)["len"] <= rules.jokers).all()
     assert batch.problems.is_empty()
+    # The room's money (table stakes) is the capped money, and never past a stack.
+    if batch.seats["starting_stack"].is_not_null().any():
+        money = batch.seats["reported_money"].cast(pl.Float64)
+        assert (money.abs() <= batch.seats["starting_stack"].cast(pl.Float64) + 1e-9).all()
+        assert money.sum() == pytest.approx(0, abs=1e-6)
 
 
 @pytest.mark.parametrize(("spec", "expected"), [
-    ("all", 10), ("none", 0), ("gap=4", 1), ("gap,mis-scored=2", 2),
+    ("all", 11), ("none", 0), ("gap=4", 1), ("gap,mis-scored=2", 2),
 ])
 def test_fault_specs(spec: str, expected: int) -> None:
     assert len(parse_faults(spec)) == expected

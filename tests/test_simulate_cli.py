@@ -18,6 +18,7 @@ from ofc_stats.simulate.files import (
     FAULTS_FILE,
     MANIFEST_FILE,
     SAMPLE_DATA_CONFIG,
+    SAMPLE_GAMES_CONFIG,
     read_faults,
 )
 
@@ -77,7 +78,8 @@ def test_bench_simulate_prints_throughput_and_memory() -> None:
 def test_sample_data_is_committed_and_matches_its_command() -> None:
     faults = read_faults(SAMPLE_DATA / FAULTS_FILE)
     counts = {kind: sum(fault.kind is kind for fault in faults) for kind in FaultKind}
-    assert counts == {kind: SAMPLE_DATA_CONFIG.faults.get(kind, 0) for kind in FaultKind}
+    assert counts == {kind: SAMPLE_DATA_CONFIG.faults.get(kind, 0)
+                      + SAMPLE_GAMES_CONFIG.faults.get(kind, 0) for kind in FaultKind}
     files = {path.name for path in SAMPLE_DATA.iterdir()}
     assert "broken_hands.jsonl" in files
     assert sum(path.stat().st_size for path in SAMPLE_DATA.iterdir()) < 3 * 1024 * 1024

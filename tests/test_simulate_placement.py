@@ -22,6 +22,7 @@ from ofc_stats.simulate.placement import (
     _same_before,
     place,
     place_fantasyland,
+    solvable,
 )
 
 
@@ -127,3 +128,24 @@ def test_a_weaker_player_leaves_more_in_fantasyland() -> None:
     assert weak.mean() - strong.mean() > 5 * error
     assert weak.mean() > middling.mean() > strong.mean()
     assert optimal[2] > 0.9 > 0.4 > optimal[0]
+
+
+def test_the_solver_sets_no_joker_repeat_or_lowball_fantasyland_hand() -> None:
+    """Hands holding a joker or a card twice, and every hand of a deuce-to-seven game,
+    are set with the plans: each still a legal board of the cards dealt."""
+    plain, joker, twice = (parse_cards(text) for text in (
+        "As Ks Qs Js Ts 9s 9h 9d 2c 2d 2h 7c 5d 4c",
+        "Xj Ks Qs Js Ts 9s 9h 9d 2c 2d 2h 7c 5d 4c",
+        "As As Qs Js Ts 9s 9h 9d 2c 2d 2h 7c 5d 4c"))
+    dealt = np.array([plain, joker, twice], dtype=np.int8)
+    pineapple = compile_rules(get_ruleset("pineapple"))
+    assert solvable(dealt, pineapple).tolist() == [True, False, False]
+    assert not solvable(dealt[:1], compile_rules(get_ruleset("deuce-to-seven"))).any()
+    for name, hands in (("joker-pineapple", dealt[:2]), ("double-deck-pineapple", dealt[::2]),
+                        ("deuce-to-seven", dealt[:1])):
+        rules = compile_rules(get_ruleset(name))
+        skill = np.ones(len(hands), dtype=np.float32)  # the best player: finds it if it can
+        placed = place_fantasyland(hands, skill, rules, rng=np.random.default_rng(3))
+        for board, cards, rows in zip(placed.boards.T, hands, placed.rows, strict=True):
+            assert (rows != DISCARD).sum() == 13
+            assert sorted(board.tolist()) == sorted(cards[rows != DISCARD].tolist())

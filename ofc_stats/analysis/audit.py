@@ -8,6 +8,9 @@ kind                severity  found where
 ==================  ========  ===============================================
 ``points``          error     reported points differ from ours (a hand)
 ``royalties``       error     reported royalties differ from ours (a hand)
+``money``           error     the money the room paid differs from ours: points
+                              times the point value, capped at the stacks where
+                              table stakes are in force (a hand)
 ``fl_missing``      error     Fantasyland earned, not given (fl_transitions)
 ``fl_unearned``     error     Fantasyland given, not earned
 ``fl_cards``        error     Fantasyland with the wrong number of cards
@@ -31,7 +34,8 @@ from ofc_stats.errors import NotScoredError
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
-ERROR_KINDS = ("points", "royalties", "fl_missing", "fl_unearned", "fl_cards", "impossible")
+ERROR_KINDS = ("points", "royalties", "money", "fl_missing", "fl_unearned", "fl_cards",
+               "impossible")
 INFO_KINDS = ("gap", "left_in_fl")
 IMPOSSIBLE_REJECTS = ("duplicate card", "row size", "card", "players", "seat")
 
@@ -66,7 +70,11 @@ class AuditReport:
 
 def _signed(column: str) -> pl.Expr:
     value = pl.col(column)
-    return pl.when(value > 0).then(pl.format("+{}", value)).otherwise(value.cast(pl.String))
+    if column.endswith("money"):  # decimals as money: 12.5 -> 12.50, no trailing zeros past
+        text = value.round(2).cast(pl.Decimal(18, 2)).cast(pl.String)
+    else:
+        text = value.cast(pl.String)
+    return pl.when(value > 0).then(pl.format("+{}", text)).otherwise(text)
 
 
 def _finding(frame: pl.LazyFrame, kind: str, severity: str, **columns: pl.Expr
@@ -93,13 +101,25 @@ def _reported_mismatches(warehouse: Warehouse, scoring: str, hand: Hand | None
     if not warehouse.files("player_hands", scoring):
         return []
     player_hands = _only(warehouse.scan("player_hands", scoring), hand)
+    if "money_capped" in player_hands.collect_schema():
+        # What the room owed: the capped money where table stakes hold, else the money.
+        player_hands = player_hands.with_columns(
+            pl.coalesce(pl.col("money_capped").cast(pl.Decimal(18, 6)), "money")
+            .alias("due_money"))
+        checks: tuple[tuple[str, str, str], ...] = (
+            ("points", "points", "reported_points"),
+            ("royalties", "royalties", "reported_royalties"),
+            ("money", "due_money", "reported_money"))
+    else:  # scored before money was
+        checks = (("points", "points", "reported_points"),
+                  ("royalties", "royalties", "reported_royalties"))
     seats = _only(warehouse.scan("seats"), hand).select(
         "site", "hand_id", "seat",
         pl.format("{}: {} / {} / {}", "player", "top", "middle", "bottom").alias("board"))
     parts = []
-    for kind, ours, reported in (("points", "points", "reported_points"),
-                                 ("royalties", "royalties", "reported_royalties")):
+    for kind, ours, reported in checks:
         wrong_hands = (player_hands.filter(pl.col(reported).is_not_null()
+                                           & pl.col(ours).is_not_null()
                                            & (pl.col(reported) != pl.col(ours)))
                        .select("site", "hand_id").unique())
         rows = (player_hands.join(wrong_hands, on=["site", "hand_id"], how="semi")

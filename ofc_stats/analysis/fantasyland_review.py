@@ -16,8 +16,8 @@ the review:
   DuckDB), partitioned by scoring like ``player_hands``.
 
 Boards it cannot review are counted and skipped, never stored: an incomplete board,
-more than four players, and until the solver resolves them, jokers and a card dealt
-twice (double deck).
+more than four players, and until the solver resolves them, jokers, a card dealt
+twice (double deck) and a deuce-to-seven middle.
 
 It follows the warehouse's commit protocol as ``ofc-stats score`` does: one seats file
 at a time, each chunk of reviews one commit (a kill part-way keeps whole commits; the
@@ -62,7 +62,14 @@ from ofc_stats.engine.fantasyland_solver import (
     score_against,
     solve_batch,
 )
-from ofc_stats.engine.rules import Ruleset, StayCards, Variant, get_ruleset, ruleset_for_variant
+from ofc_stats.engine.rules import (
+    MiddleRow,
+    Ruleset,
+    StayCards,
+    Variant,
+    get_ruleset,
+    ruleset_for_variant,
+)
 from ofc_stats.engine.scoring import compile_rules
 from ofc_stats.util.memory import peak_memory_mb
 from ofc_stats.warehouse import PendingFile, StagedFile, Warehouse, atomic_write_bytes
@@ -91,6 +98,7 @@ SKIP_REASONS = {
     "incomplete": "incomplete board",
     "joker": "jokers (the solver does not resolve them yet)",
     "double_deck": "a card dealt twice (double deck: not solved yet)",
+    "lowball": "a deuce-to-seven middle (not solved yet)",
     "cards": "more than 17 cards dealt",
     "unreadable": "a discard that is not a card",
 }
@@ -353,6 +361,7 @@ def _review_group(seats: pl.DataFrame, ruleset: Ruleset, scoring: str, tally: _T
     reasons = np.select(
         [sizes[hand_of_row] > MAX_OPPONENTS + 1, (boards < 0).any(axis=1),
          ((known >= N_CARDS) & (known != UNREADABLE)).any(axis=1), twice,
+         np.full(len(boards), ruleset.middle is not MiddleRow.HIGH),
          discard_counts > MAX_DISCARDS, (known == UNREADABLE).any(axis=1)],
         list(SKIP_REASONS), "")
     skipped = review & (reasons != "")

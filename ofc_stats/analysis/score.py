@@ -56,12 +56,12 @@ from ofc_stats.warehouse.upgrade import upgrade_warehouse
 # it has scored whole (not read again: a run with nothing new reads no seats).
 SCORINGS_FILE = "scorings.json"
 HAND_KEY = ["site", "hand_id"]
-SEAT_COLUMNS = ["site", "hand_id", "variant", "table", "started_at", "seat", "player",
-                "in_fantasyland", "fl_cards", *CARD_COLUMNS, "reported_points",
-                "reported_royalties"]
+SEAT_COLUMNS = ["site", "hand_id", "variant", "table", "started_at", "point_value", "seat",
+                "player", "in_fantasyland", "fl_cards", *CARD_COLUMNS, "reported_points",
+                "reported_royalties", "starting_stack", "reported_money"]
 # Seat columns carried into player_hands beside the scores.
 CARRIED = ["variant", "table", "started_at", "seat", "player", "in_fantasyland", "fl_cards",
-           "reported_points", "reported_royalties"]
+           "reported_points", "reported_royalties", "reported_money"]
 # Hand columns repeated on each matchup, so head-to-head queries need no join.
 MATCHUP_HAND_COLUMNS = ["variant", "table", "started_at"]
 COMPACT_WHEN_FILES = 32

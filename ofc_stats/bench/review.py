@@ -10,7 +10,8 @@ Two measurements:
    exact search must do (the ratio says how far above it the solver runs), and how
    many (bottom, middle) pairs the search examined against the settings a brute force
    evaluates.
-2. **A whole review.** The simulator's history of ``hands`` hands (all four variants)
+2. **A whole review.** The simulator's history of ``hands`` hands (the four variants
+   whose Fantasyland hands the solver sets: classic, pineapple, progressive, ultimate)
    stored in a temporary warehouse (hands and seats, as ingest leaves them), then
    ``ofc-stats review`` timed on it as a real process; or an existing warehouse,
    copied first so that it is left as it was.
@@ -36,13 +37,15 @@ from ofc_stats.engine.fantasyland_solver import (
     solve_batch,
     subset_tables,
 )
-from ofc_stats.engine.rules import get_ruleset
+from ofc_stats.engine.rules import Variant, get_ruleset
 from ofc_stats.engine.scoring import compile_rules
 from ofc_stats.simulate import Simulation, SimulationConfig
 from ofc_stats.util.memory import peak_memory_mb
 from ofc_stats.warehouse import PendingFile, Warehouse
 
 CARD_COUNTS = (13, 14, 15, 16, 17)
+# The games whose Fantasyland hands the solver sets (no jokers, one deck, a high middle).
+REVIEWED_VARIANTS = (Variant.CLASSIC, Variant.PINEAPPLE, Variant.PROGRESSIVE, Variant.ULTIMATE)
 OPPONENTS = 2
 
 
@@ -134,10 +137,11 @@ def time_card_counts(hands: int = 500, ruleset: str = "progressive", stay_value:
 
 
 def build_simulated_history(root: Path, hands: int, seed: int = 0) -> int:
-    """The simulator's history of ``hands`` hands stored at ``root`` (hands and seats,
-    a commit per batch). Returns the hands stored."""
+    """The simulator's history of ``hands`` hands of :data:`REVIEWED_VARIANTS` stored at
+    ``root`` (hands and seats, a commit per batch). Returns the hands stored."""
     warehouse = Warehouse.open(root, create=True)
-    simulation = Simulation(SimulationConfig(seed=seed, hands=hands))
+    simulation = Simulation(SimulationConfig(seed=seed, hands=hands,
+                                             variants=REVIEWED_VARIANTS))
     with warehouse.writing():
         for batch in simulation:
             warehouse.commit([PendingFile("hands", batch.hands),

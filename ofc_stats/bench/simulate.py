@@ -28,7 +28,7 @@ class SimulationBenchmark:
 
 def benchmark_simulation(hands: int = 1_000_000, tables: int | None = None, seed: int = 0
                          ) -> SimulationBenchmark:
-    """Simulate ``hands`` hands into canonical batches (all four variants) and time it."""
+    """Simulate ``hands`` hands into canonical batches (every variant) and time it."""
     config = SimulationConfig(seed=seed, hands=hands, tables=tables)
     started = time.perf_counter()
     boards = street_rows = fantasyland = 0

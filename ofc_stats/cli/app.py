@@ -21,6 +21,7 @@ from typer._click import Context, HelpFormatter
 from typer._click.exceptions import ClickException, NoArgsIsHelpError
 from typer.core import TyperCommand, TyperGroup
 
+from ofc_stats.engine.rules import Variant
 from ofc_stats.errors import ExitCode
 from ofc_stats.version import __version__
 
@@ -150,6 +151,11 @@ WideOption = Annotated[bool, typer.Option(
 ColumnsOption = Annotated[str | None, typer.Option(
     "--columns", metavar="A,B,...",
     help="Only these columns, in this order (any format).", show_default=False)]
+VARIANTS_TEXT = ", ".join(variant.value for variant in Variant)
+VariantOption = Annotated[str | None, typer.Option(
+    "--variant", metavar="VARIANT",
+    help=f"Only this variant's hands: {VARIANTS_TEXT} (or as a history writes it: "
+         "'Joker Ultimate', '2-7').", show_default=False)]
 SinceOption = Annotated[str | None, typer.Option(
     "--since", metavar="WHEN",
     help="Only hands from then on: a date (2026-03-01), a date and time "

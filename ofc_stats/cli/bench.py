@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ofc_stats.cli.app import JsonOption, bench_app
+from ofc_stats.cli.app import VARIANTS_TEXT, JsonOption, bench_app
 from ofc_stats.cli.errors import reported_errors
 
 
@@ -22,13 +22,16 @@ def bench_scoring(
         metavar="NAME|FILE", help="Preset name or TOML file.")] = "pineapple",
     batch: Annotated[int, typer.Option(metavar="N", min=16, help="Boards per batch.")] = 1 << 16,
     seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
+    jokers: Annotated[bool, typer.Option(
+        help="Also score two-player deals with one joker on every board, against the "
+             "same deals without.")] = True,
     as_json: JsonOption = False,
 ) -> None:
     """Score random deals generated in memory with the vectorised scorer (one core)."""
     from ofc_stats.bench.scoring import benchmark_scoring
 
     with reported_errors():
-        result = benchmark_scoring(deals, players, ruleset, batch, seed)
+        result = benchmark_scoring(deals, players, ruleset, batch, seed, jokers)
     if as_json:
         typer.echo(json.dumps(result.as_dict(), indent=2))
         return
@@ -41,6 +44,14 @@ def bench_scoring(
         f"  generating the deals took {result.generate_seconds:.2f} s; "
         f"peak memory {result.peak_memory_mb:,.0f} MiB"
     )
+    if result.joker_player_hands:
+        typer.echo(
+            f"one joker on every board ({result.joker_player_hands:,} player-hands of "
+            f"2-player deals, {result.joker_ruleset}): "
+            f"{result.joker_player_hands_per_second / 1e6:.2f} M player-hands/s; the same "
+            f"boards without the joker {result.joker_free_player_hands_per_second / 1e6:.1f}"
+            f" M/s: {result.joker_ratio:.2f} of the joker-free speed (1/"
+            f"{1 / result.joker_ratio:.1f})")
 
 
 @bench_app.command("formats")
@@ -49,7 +60,7 @@ def bench_formats(
         metavar="N", min=1, help="Sample hands to write and read.")] = 100_000,
     players: Annotated[int, typer.Option(metavar="N", min=2, max=4, help="Players per hand.")] = 3,
     variant: Annotated[str, typer.Option(
-        metavar="VARIANT", help="classic, pineapple, progressive or ultimate.")]
+        metavar="VARIANT", help=f"{VARIANTS_TEXT}.")]
     = "pineapple",
     streets: Annotated[bool, typer.Option(
         "--streets/--no-streets", help="Record every placement (as rooms do), or boards only.")]
@@ -93,7 +104,7 @@ def bench_simulate(
     seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
     as_json: JsonOption = False,
 ) -> None:
-    """Simulate hands into canonical batches in memory (all four variants, one core)."""
+    """Simulate hands into canonical batches in memory (every variant, one core)."""
     from ofc_stats.bench.simulate import benchmark_simulation
 
     with reported_errors():

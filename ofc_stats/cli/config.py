@@ -100,7 +100,8 @@ def config_set(ctx: typer.Context, key: KeyArgument,
                    show_default=False)],
                warehouse: WarehouseOption = None) -> None:
     """Set a ruleset of the house rules (checked by loading it)."""
-    from ofc_stats.engine.rules import PRESETS, defaults_taken
+    from ofc_stats.engine.rules import PRESETS
+    from ofc_stats.engine.rules_text import defaults_taken
     from ofc_stats.warehouse import Warehouse
     from ofc_stats.warehouse.config import set_setting
 

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 SUIT_SYMBOLS = {"c": "♣", "d": "♦", "h": "♥", "s": "♠"}
 SUIT_STYLES = {"c": "green", "d": "blue", "h": "red", "s": "bold"}
 ROWS = (("top", 3), ("middle", 5), ("bottom", 5))
+JOKERS = ("xj", "jk", "joker")
 RESULTS = {1: "won", 0: "tied", -1: "lost"}
 PAIRS_VIEW = View(("player", "opponent", "top", "middle", "bottom", "scoop", "royalties",
                    "points"))
@@ -46,19 +47,45 @@ def card_text(card: str) -> Text:
     return Text(card, style="dim")
 
 
-def row_text(cards: list[str], size: int, pad: int = 0) -> Text:
-    """A row's cards in reading order (quads before their kicker), empty slots as
-    ``··``, padded to ``pad`` slots so that rows of 3 and 5 cards line up."""
+def row_text(cards: list[str], size: int, pad: int = 0,
+             jokers: list[str] | None = None) -> Text:
+    """A row's cards in reading order (quads before their kicker), a joker as ``★7♣``
+    (the card it stood for, ``jokers`` in the row's order) where that card goes, empty
+    slots as ``··``, padded to ``pad`` slots so that rows of 3 and 5 cards line up."""
     from ofc_stats.engine.cards import display_order
 
+    became = iter(jokers or [])
+    stood_for = [next(became, None) if card.lower() in JOKERS else None for card in cards]
+    order = [int(index) for index in display_order(
+        [str(index) for index in range(len(cards))],
+        [joker or card for joker, card in zip(stood_for, cards, strict=True)])]
     text = Text()
-    shown = display_order(cards)
-    for index in range(max(size, len(shown))):
-        if index:
+    width = 0
+    for slot in range(max(size, len(cards))):
+        if slot:
             text.append(" ")
-        text.append_text(card_text(shown[index]) if index < len(shown) else Text("··", "dim"))
-    text.append(" " * 3 * max(pad - max(size, len(shown)), 0))
+            width += 1
+        if slot >= len(cards):
+            text.append("··", "dim")
+            width += 2
+            continue
+        index = order[slot]
+        joker = stood_for[index]
+        if joker:
+            text.append("★", style="yellow")
+            text.append_text(card_text(joker))
+            width += 3
+        else:
+            text.append_text(card_text(cards[index]))
+            width += len(cards[index])
+    text.append(" " * max(3 * pad - 1 - width, 0))
     return text
+
+
+def _money(value: Any) -> str:
+    """``+5.40``, ``-12``: a money amount signed, without trailing zeros."""
+    text = f"{value.normalize():f}" if hasattr(value, "normalize") else f"{value}"
+    return text if text.startswith("-") else f"+{text}"
 
 
 def _signed(value: object) -> str:
@@ -84,11 +111,20 @@ def _seat_heading(seat: dict[str, Any], button: int | None, scored: bool) -> Tex
     return head
 
 
+def _jokers_by_row(seat: dict[str, Any]) -> dict[str, list[str]]:
+    """The cards a board's jokers stood for (``joker_cards``, board order), by row."""
+    became = iter((seat.get("joker_cards") or "").split())
+    return {row: [next(became, "") for card in (seat[row] or "").split()
+                  if card.lower() in JOKERS] for row, _ in ROWS}
+
+
 def _seat_rows(seat: dict[str, Any], scored: bool) -> list[Text]:
     lines = []
+    jokers = _jokers_by_row(seat)
     for row, size in ROWS:
         line = Text(f"  {row:7s} ")
-        line.append_text(row_text((seat[row] or "").split(), size, pad=5))
+        line.append_text(row_text((seat[row] or "").split(), size, pad=5,
+                                  jokers=jokers[row]))
         if scored and seat[f"{row}_made"] is not None:
             line.append(f"  {seat[f'{row}_made']}")
             royalty = seat[f"royalties_{row}"]
@@ -115,6 +151,15 @@ def _seat_rows(seat: dict[str, Any], scored: bool) -> list[Text]:
             parts.append((f"{how} Fantasyland next hand{cards}", "yellow"))
         if seat["moon"]:
             parts.append(("shot the moon", "yellow"))
+        if seat["money"] is not None:
+            money = seat["money_capped"] if seat["capped"] else seat["money"]
+            text = f"money {_money(money)}"
+            if seat["capped"]:
+                text += f" (capped at the stacks from {_money(seat['money'])})"
+            room = seat["reported_money"]
+            if room is not None:
+                text += f" (room {_money(room)})"
+            parts.append((text, "bold red" if room is not None and room != money else ""))
     for index, (text, style) in enumerate(parts):
         foot.append(" · " if index else "", style="dim")
         foot.append(text, style=style)

@@ -8,7 +8,14 @@ from typing import Annotated
 
 import typer
 
-from ofc_stats.cli.app import JsonOption, ScoringOption, SinceOption, WarehouseOption, app
+from ofc_stats.cli.app import (
+    JsonOption,
+    ScoringOption,
+    SinceOption,
+    VariantOption,
+    WarehouseOption,
+    app,
+)
 from ofc_stats.cli.errors import reported_errors
 
 EXAMPLES = """Examples:
@@ -18,6 +25,7 @@ EXAMPLES = """Examples:
   ofc-stats report --player ColdWhale       reports/coldwhale-9f4e77.html
   ofc-stats report --player alice --since 2026-03-01
                                             reports/alice-since-2026-03-01.html
+  ofc-stats report --variant joker-ultimate reports/overview-joker-ultimate.html
   ofc-stats report --scoring thursday.toml  reports/overview-thursday-home-game-....html
 """
 
@@ -30,6 +38,7 @@ def report(
         "player.", show_default=False)] = None,
     table: Annotated[str | None, typer.Option(
         metavar="TABLE", help="Only this table's hands.", show_default=False)] = None,
+    variant: VariantOption = None,
     since: SinceOption = None,
     scoring: ScoringOption = None,
     out: Annotated[Path | None, typer.Option(
@@ -37,8 +46,9 @@ def report(
         "named after the scope: overview.html, or the player's name in lower case with "
         "anything but letters and digits as '-' and, when that changed it, a 6-character "
         "hash of the exact name (ColdWhale: coldwhale-9f4e77.html); --table adds "
-        "-at-<table> (or table-<table> alone), --since -since-<date>, --scoring the "
-        "scoring's name; the command prints the name].", show_default=False)] = None,
+        "-at-<table> (or table-<table> alone), --variant -<variant>, --since "
+        "-since-<date>, --scoring the scoring's name; the command prints the name].",
+        show_default=False)] = None,
     warehouse: WarehouseOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -51,7 +61,7 @@ def report(
 
     with reported_errors():
         summary = write_report(warehouse, player=player, table=table, since=since, out=out,
-                               scoring=scoring)
+                               scoring=scoring, variant=variant)
     if as_json:
         typer.echo(json.dumps(summary.as_dict(), indent=2))
         return

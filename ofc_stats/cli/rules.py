@@ -41,12 +41,14 @@ def royalty_table(ruleset: Ruleset) -> pl.DataFrame:
 
 def ruleset_lines(ruleset: Ruleset) -> list[str]:
     """The ruleset's scoring and Fantasyland in a few lines."""
-    from ofc_stats.engine.rules import stay_rows
+    from ofc_stats.engine.rules_text import deck_words, stay_rows
 
     fantasyland = ruleset.fantasyland
     method = ruleset.scoring
     scoop = 3 + method.scoop_bonus
-    entry = ", ".join(f"{hand}+ top: {cards} cards" for hand, cards in fantasyland.entry)
+    entry = ", ".join([f"{hand}+ top: {cards} cards" for hand, cards in fantasyland.entry]
+                      + [f"{low} middle: {cards} cards"
+                         for low, cards in fantasyland.entry_lowball]) or "nothing"
     stays = stay_rows(fantasyland)
     stay_cards = (f"{fantasyland.stay_cards} cards" if isinstance(fantasyland.stay_cards, int)
                   else "the count just played")
@@ -60,7 +62,10 @@ def ruleset_lines(ruleset: Ruleset) -> list[str]:
         f"rows of three, {scoop} for a scoop; a fouled board loses every row and its "
         "royalties",
         f"  Fantasyland: enters with {entry}; stays with "
-        f"{' or '.join(stays) or 'nothing'} ({stay_cards})",
+        f"{' or '.join(stays) or 'nothing'} ({stay_cards}); a stay is worth "
+        f"{ruleset.fl_stay_value:g} points to 'ofc-stats review'",
+        f"  deck and table: {', '.join(deck_words(ruleset))}; table stakes "
+        f"{'on: money capped at the stacks a history records' if ruleset.table_stakes else 'off'}",
         f"  shoot the moon: {moon}",
     ]
 
@@ -77,18 +82,14 @@ def rules(
     A ruleset is shown as its scoring, Fantasyland and royalty table; --json prints it
     in the TOML file's layout (docs/rulesets.md).
     """
-    from ofc_stats.engine.rules import (
-        PRESETS,
-        defaults_taken,
-        describe_ruleset,
-        get_ruleset,
-        ruleset_as_dict,
-    )
+    from ofc_stats.engine.rules import PRESETS, get_ruleset, ruleset_as_dict
+    from ofc_stats.engine.rules_text import defaults_taken, describe_ruleset
 
     with reported_errors():
         if name is None:
-            for preset in PRESETS.values():
-                typer.echo(f"{preset.name:12s} {describe_ruleset(preset)}")
+            print_table(pl.DataFrame(
+                {"preset": list(PRESETS),
+                 "rules": [describe_ruleset(preset) for preset in PRESETS.values()]}))
             return
         ruleset = get_ruleset(name)
     if as_json:
@@ -103,4 +104,13 @@ def rules(
             line, width - 1, subsequent_indent="      ", break_on_hyphens=False)
         out.print(Text(text, style="dim" if line.startswith("  note:") else ""))
     out.print()
-    print_table(royalty_table(ruleset), title="Royalties (points per row)")
+    from ofc_stats.engine.rules import MiddleRow
+
+    royalties = royalty_table(ruleset)
+    if ruleset.middle is MiddleRow.DEUCE_TO_SEVEN:  # a low middle: its own royalties
+        royalties = royalties.drop("middle")
+        lows = ", ".join(f"{low}{'-low' if len(low) == 1 else ''} {points}"
+                         for low, points in ruleset.lowball.royalties.items())
+        out.print(Text(f"  2-7 middle royalties: {lows or 'none'}"))
+        out.print()
+    print_table(royalties, title="Royalties (points per row)")

@@ -43,7 +43,8 @@ def score(
     from pathlib import Path
 
     from ofc_stats.analysis.score import score_warehouse
-    from ofc_stats.engine.rules import PRESETS, defaults_taken
+    from ofc_stats.engine.rules import PRESETS
+    from ofc_stats.engine.rules_text import defaults_taken
     from ofc_stats.warehouse import Warehouse
 
     if ruleset is not None and ruleset not in PRESETS and not as_json:

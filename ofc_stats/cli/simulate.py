@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from ofc_stats.cli.app import app
+from ofc_stats.cli.app import VARIANTS_TEXT, app
 from ofc_stats.cli.errors import reported_errors
 from ofc_stats.simulate.config import MAX_PLAYERS
 
@@ -35,8 +35,8 @@ def simulate(
              "[default: three per table, at least 12, at most 2,000].",
         show_default=False)] = None,
     variant: Annotated[list[str] | None, typer.Option(
-        metavar="VARIANT", help="classic, pineapple, progressive or ultimate (repeatable; "
-        "tables take them in turn) [default: all four].", show_default=False)] = None,
+        metavar="VARIANT", help=f"{VARIANTS_TEXT} (repeatable; tables take them in turn) "
+        "[default: all of them].", show_default=False)] = None,
     fmt: Annotated[list[str] | None, typer.Option(
         "--format", metavar="FORMAT", help="jsonl, text, csv, fpdb or all (repeatable; "
         "tables take them in turn) [default: jsonl].", show_default=False)] = None,

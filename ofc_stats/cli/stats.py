@@ -11,6 +11,7 @@ from ofc_stats.cli.app import (
     ColumnsOption,
     ScoringOption,
     SinceOption,
+    VariantOption,
     WarehouseOption,
     WideOption,
     app,
@@ -33,9 +34,7 @@ EXAMPLES = """Examples:
 def stats(
     player: Annotated[str | None, typer.Option(
         metavar="NAME", help="Only this player.", show_default=False)] = None,
-    variant: Annotated[str | None, typer.Option(
-        metavar="VARIANT", help="Only this variant: classic, pineapple, progressive or "
-        "ultimate.", show_default=False)] = None,
+    variant: VariantOption = None,
     since: SinceOption = None,
     min_hands: Annotated[int | None, typer.Option(
         min=1, metavar="N", help="Only players with at least N hands.",

@@ -31,7 +31,9 @@ class HandDetail:
     """Everything stored about one hand.
 
     ``hand``: its ``hands`` row. ``seats``: one row per seat, the board as text, what
-    the room reported and, when scored, the scorer's columns plus ``top_made``,
+    the room reported (points, royalties, money) and, when scored, the scorer's columns
+    (``joker_cards``: what each joker stood for; ``money_capped``: the money after table
+    stakes) plus ``top_made``,
     ``middle_made`` and ``bottom_made`` (e.g. ``pair of Q, kickers 4``). ``matchups``:
     each pair seen from both sides (``points``: what the opponent pays the player).
     ``streets``: each placement and discard in order (``card`` as text). ``findings``:
@@ -49,7 +51,8 @@ class HandDetail:
 
 _SEATS_SQL = """
 SELECT s.seat, s.player, s.top, s.middle, s.bottom, s.discards, s.in_fantasyland,
-       s.fl_cards, s.reported_points, s.reported_royalties,
+       s.fl_cards, s.reported_points, s.reported_royalties, s.starting_stack,
+       s.reported_money, p.joker_cards, p.money, p.money_capped, p.capped,
        p.ruleset, p.fouled, p.problem, p.points, p.royalties, p.royalties_top,
        p.royalties_middle, p.royalties_bottom, p.rows_won, p.rows_lost, p.scoops,
        p.scooped, p.fl_entry, p.fl_stay, p.fl_next, p.fl_cards_next, p.moon,

@@ -15,6 +15,7 @@ import polars as pl
 from ofc_stats.db.queries import query_warehouse, run_named
 from ofc_stats.db.scope import explain_empty
 from ofc_stats.db.sql import connect
+from ofc_stats.formats.canonical import variant_named
 from ofc_stats.util.moments import parse_moment
 from ofc_stats.warehouse import Warehouse
 
@@ -31,6 +32,8 @@ def player_stats(warehouse: Warehouse, *, player: str | None = None,
     hands (naming the closest players); other filters (``since``, ``min_hands``) may
     leave it empty.
     """
+    if variant is not None:
+        variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
     values: dict[str, object] = {
         key: value for key, value in
         {"player": player, "variant": variant,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
@@ -32,10 +33,13 @@ from ofc_stats.engine.scoring import (
     compile_rules,
     score_batch,
 )
+from ofc_stats.engine.stakes import MICROS_PER_UNIT, hand_money
 from ofc_stats.errors import BoardsError, InvalidCardError
 
 BATCH_BOARDS = 1 << 16
 CATEGORY = pl.Enum(CATEGORY_LABELS)
+MONEY = pl.Decimal(18, 6)  # money, exact to the millionth (the warehouse's decimals)
+CENTS = pl.Decimal(18, 2)  # money capped at table stakes: whole cents
 # Where each row's cards are in a board's 13 slots: (first slot, cards).
 ROW_SLOTS = {Row.TOP: (0, 3), Row.MIDDLE: (3, 5), Row.BOTTOM: (8, 5)}
 # The final board as card codes, one int8 column per slot (top_1 ... bottom_5): flat
@@ -62,6 +66,9 @@ class BoardArrays:
     in_fantasyland: npt.NDArray[np.bool_] | None
     fl_cards: npt.NDArray[np.int8] | None
     row_problems: npt.NDArray[np.uint8]
+    # Money, in millionths (-1: unknown): the hand's point value, the player's stack.
+    point_value: npt.NDArray[np.int64] | None = None
+    stacks: npt.NDArray[np.int64] | None = None
 
     def batches(self, max_boards: int = BATCH_BOARDS) -> Iterator[tuple[int, int, int, int]]:
         """``(first hand, end hand, first board, end board)`` of batches of whole hands."""
@@ -171,6 +178,14 @@ def hand_starts_of(frame: pl.DataFrame, keys: Sequence[str]) -> npt.NDArray[np.i
     return np.append(starts, frame.height).astype(np.int64)
 
 
+def micros(column: pl.Series) -> npt.NDArray[np.int64]:
+    """Money (a decimal, number or text column) in exact millionths; -1 where null."""
+    if not isinstance(column.dtype, pl.Decimal):
+        column = column.cast(pl.String).cast(MONEY, strict=False)
+    scaled = (column.cast(MONEY) * MICROS_PER_UNIT).cast(pl.Int64)
+    return scaled.fill_null(-1).to_numpy()
+
+
 def arrays_for(frame: pl.DataFrame, cards: npt.NDArray[np.int8],
                row_problems: npt.NDArray[np.uint8], keys: Sequence[str]) -> BoardArrays:
     """The scorer's arrays for boards in ``frame`` (hands contiguous by ``keys``)."""
@@ -180,8 +195,12 @@ def arrays_for(frame: pl.DataFrame, cards: npt.NDArray[np.int8],
     fl_cards = None
     if "fl_cards" in frame.columns:
         fl_cards = frame["fl_cards"].fill_null(-1).cast(pl.Int8).to_numpy()
+    point_value = micros(frame["point_value"]) if "point_value" in frame.columns else None
+    stacks = None
+    if point_value is not None and "starting_stack" in frame.columns:
+        stacks = micros(frame["starting_stack"])
     return BoardArrays(cards, hand_starts_of(frame, keys), in_fantasyland, fl_cards,
-                       row_problems)
+                       row_problems, point_value, stacks)
 
 
 def card_frame_arrays(frame: pl.DataFrame, keys: Sequence[str]
@@ -210,8 +229,9 @@ def score_hands(boards: pl.DataFrame, ruleset: str | Path | Ruleset = "pineapple
     Args:
         boards: one row per player per hand with ``hand_id`` (str), ``player`` (str),
             ``top``, ``middle``, ``bottom`` (lists of card strings, or space-separated
-            text), and optionally ``in_fantasyland`` (bool) and ``fl_cards`` (int, the
-            cards dealt in a Fantasyland hand).
+            text), and optionally ``in_fantasyland`` (bool), ``fl_cards`` (int, the
+            cards dealt in a Fantasyland hand), ``point_value`` (money per point) and
+            ``starting_stack`` (the player's stack: table stakes cap the money).
         ruleset: a preset name, a TOML path or a :class:`Ruleset`.
         batch_boards: boards scored per batch (memory stays bounded by it).
 
@@ -246,22 +266,27 @@ def score_arrays(ordered: pl.DataFrame, arrays: BoardArrays, rules: RuleTables, 
     pair_parts: list[pl.DataFrame] = []
     for first_hand, end_hand, first_board, end_board in arrays.batches(batch_boards):
         window = slice(first_board, end_board)
+        starts = arrays.hand_starts[first_hand:end_hand + 1] - first_board
         board_scores, pair_scores = score_batch(
-            np.ascontiguousarray(arrays.cards[:, window]),
-            arrays.hand_starts[first_hand:end_hand + 1] - first_board,
-            rules,
+            np.ascontiguousarray(arrays.cards[:, window]), starts, rules,
             None if arrays.in_fantasyland is None else arrays.in_fantasyland[window],
             None if arrays.fl_cards is None else arrays.fl_cards[window],
             arrays.row_problems[window],
         )
-        board_parts.append(board_frame(board_scores))
+        frame = board_frame(board_scores)
+        if arrays.point_value is not None:
+            stacks = (np.full(end_board - first_board, -1, dtype=np.int64)
+                      if arrays.stacks is None else arrays.stacks[window])
+            frame = frame.with_columns(money_frame(
+                board_scores.points, starts, arrays.point_value[window], stacks, rules))
+        board_parts.append(frame)
         pair_parts.append(pair_frame(pair_scores, offset=first_board))
 
     if not board_parts:
         empty_boards, empty_pairs = _empty_results()
         board_parts, pair_parts = [board_frame(empty_boards)], [pair_frame(empty_pairs, 0)]
-    players = _player_table(ordered, pl.concat(board_parts), keys, board_columns,
-                            restore_order)
+    players = _player_table(ordered, pl.concat(board_parts, how="diagonal_relaxed"), keys,
+                            board_columns, restore_order, rules.max_players)
     pairs = pl.concat(pair_parts)
     if restore_order:
         pairs = pairs.sort("_left", "_right")
@@ -292,8 +317,38 @@ def score_matchups(boards: pl.DataFrame, ruleset: str | Path | Ruleset = "pineap
     return score_hands(boards, ruleset).matchups
 
 
+def money_frame(points: npt.NDArray[np.int32], hand_starts: npt.NDArray[np.int64],
+                point_value: npt.NDArray[np.int64], stacks: npt.NDArray[np.int64],
+                rules: RuleTables) -> pl.DataFrame:
+    """``money``, ``money_capped`` and ``capped`` of scored boards (see
+    :mod:`ofc_stats.engine.stakes`)."""
+    count = len(points)
+    if not (point_value >= 0).any():  # no point value: no money (most home games)
+        return pl.DataFrame({"money": pl.repeat(None, count, dtype=MONEY, eager=True),
+                             "money_capped": pl.repeat(None, count, dtype=CENTS, eager=True),
+                             "capped": np.zeros(count, dtype=bool)})
+    money = hand_money(points, hand_starts, point_value, stacks, rules.table_stakes)
+
+    def decimals(values: npt.NDArray[np.int64], scale: str, dtype: pl.Decimal,
+                 known: npt.NDArray[np.bool_]) -> pl.Series:
+        exact = pl.Series(values).cast(pl.Decimal(38, 0)) * pl.lit(Decimal(scale))
+        return pl.select(pl.when(pl.Series(known)).then(exact.cast(dtype))).to_series()
+
+    capped = (decimals(money.capped, "0.01", CENTS, money.capped_known)
+              if money.capped_known.any() else pl.repeat(None, count, dtype=CENTS, eager=True))
+    return pl.DataFrame({
+        "money": decimals(money.money, "0.000001", MONEY, money.money_known),
+        "money_capped": capped,
+        "capped": money.cap_applied,
+    })
+
+
 def board_frame(scores: BoardScores) -> pl.DataFrame:
     """Per-board score arrays as a polars table (no names yet, batch order)."""
+    jokers = (pl.lit(None, pl.String) if scores.joker_cards is None else
+              pl.concat_str([card_names_expr(pl.lit(pl.Series(row)).replace(NO_CARD, None))
+                             for row in scores.joker_cards], separator=" ",
+                            ignore_nulls=True).replace("", None))
     return pl.DataFrame({
         "top_strength": scores.top_strength,
         "middle_strength": scores.middle_strength,
@@ -318,7 +373,7 @@ def board_frame(scores: BoardScores) -> pl.DataFrame:
         "fl_qualifies_stay": scores.fl_stay_quality,
         "fl_stay_cards": scores.fl_stay_cards,
         "_problems": scores.problems,
-    })
+    }).with_columns(jokers.alias("joker_cards"))
 
 
 def pair_frame(pairs: PairScores, offset: int) -> pl.DataFrame:
@@ -351,11 +406,12 @@ def category_expr(strength_column: str) -> pl.Expr:
     return pl.lit(labels).gather(pl.col(strength_column) // (1 << CATEGORY_SHIFT))
 
 
-def problem_text_expr() -> pl.Expr:
+def problem_text_expr(max_players: int = 4) -> pl.Expr:
     """Human-readable problems of a board from its flags and row card counts."""
     flags = pl.col("_problems")
     parts = []
-    for flag, text in PROBLEM_TEXT.items():
+    for flag, template in PROBLEM_TEXT.items():
+        text = template.format(max_players=max_players)
         if flag in (BoardProblem.INCOMPLETE, BoardProblem.EXTRA_CARDS):
             detail = pl.concat_str(
                 [pl.when(pl.col(f"_{row.value}_n") != row.size).then(
@@ -374,7 +430,8 @@ PLAYER_SCORE_COLUMNS = (
     "fl_entry", "fl_stay", "fl_next", "fl_cards_next",
     "fl_qualifies_entry", "fl_entry_cards", "fl_qualifies_stay", "fl_stay_cards", "moon",
     "top_category", "middle_category", "bottom_category",
-    "top_strength", "middle_strength", "bottom_strength",
+    "top_strength", "middle_strength", "bottom_strength", "joker_cards",
+    "money", "money_capped", "capped",
     "opponents", "problem",
 )
 # A matchup names both sides: the board's own column and the opponent's.
@@ -385,9 +442,14 @@ MATCHUP_SCORE_COLUMNS = ("rows_won", "rows_lost", "rows_tied", "scoop", "scooped
 
 
 def _player_table(ordered: pl.DataFrame, scores: pl.DataFrame, keys: Sequence[str],
-                  board_columns: Sequence[str], restore_order: bool) -> pl.DataFrame:
+                  board_columns: Sequence[str], restore_order: bool, max_players: int
+                  ) -> pl.DataFrame:
     keep = ["_row", *keys, *board_columns, "_top_n", "_middle_n", "_bottom_n"]
     table = pl.concat([ordered.select(keep), scores], how="horizontal")
+    if "money" not in table.columns:
+        table = table.with_columns(pl.lit(None, MONEY).alias("money"),
+                                   pl.lit(None, CENTS).alias("money_capped"),
+                                   pl.lit(False).alias("capped"))
     unscorable = (pl.col("_problems") & int(~BoardProblem.PLAYER_COUNT & 0xFF)) != 0
     table = (
         table.with_columns(
@@ -402,7 +464,7 @@ def _player_table(ordered: pl.DataFrame, scores: pl.DataFrame, keys: Sequence[st
             (pl.col("fl_entry") | pl.col("fl_stay")).alias("fl_next"),
             *(pl.col(name).replace(-1, None)
               for name in ("fl_cards_next", "fl_entry_cards", "fl_stay_cards")),
-            (problem_text_expr() if (table["_problems"] != 0).any()
+            (problem_text_expr(max_players) if (table["_problems"] != 0).any()
              else pl.lit(None, pl.String)).alias("problem"),
         )
     )

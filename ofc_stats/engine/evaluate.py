@@ -14,6 +14,11 @@ every real card. A straight keeps only its top card (the wheel is 5-high). So
 - ``strength >> 20`` is the category and ``strength >> 16`` is category and the
   leading rank, which is all any royalty depends on.
 
+Two decks (RULES.md section 10) add rows one deck cannot hold: five of a kind, above
+a straight flush, and flushes holding a repeated card (still flushes, compared card by
+card from the highest). The tables rank them too; a single-deck game never meets them
+(a repeated card is a duplicate there, flagged before evaluation).
+
 Evaluation is a table look-up on the ranks in dealt order (unsorted): a 3-card row
 reads its ranks as a base-13 number; a 5-card row folds its first three ranks into
 the id of their multiset, appends the last two and a flush bit. The tables are
@@ -41,7 +46,7 @@ from ofc_stats.engine.cards import RANKS
 CATEGORY_SHIFT = 20
 # strength >> ROYALTY_SHIFT = category * 16 + leading rank: the royalty table's index.
 ROYALTY_SHIFT = 16
-ROYALTY_INDEX_SIZE = 9 * 16
+ROYALTY_INDEX_SIZE = 10 * 16
 
 IntArray = npt.NDArray[np.int32]
 
@@ -58,6 +63,7 @@ class Category(IntEnum):
     FULL_HOUSE = 6
     QUADS = 7
     STRAIGHT_FLUSH = 8
+    FIVE_OF_A_KIND = 9  # two decks only
 
     @property
     def label(self) -> str:
@@ -104,6 +110,7 @@ def _strengths_of_rank_tuples(ranks: npt.NDArray[np.int64], flush: bool) -> IntA
     if k == 5:
         category[(top_count == 3) & (distinct == 2)] = Category.FULL_HOUSE
         category[top_count == 4] = Category.QUADS
+        category[top_count == 5] = Category.FIVE_OF_A_KIND
         spread = ordered[:, 0] - ordered[:, 4]
         straight = (distinct == 5) & (spread == 4)
         wheel = (distinct == 5) & (ordered[:, 0] == 12) & (ordered[:, 1] == 3)
@@ -112,9 +119,16 @@ def _strengths_of_rank_tuples(ranks: npt.NDArray[np.int64], flush: bool) -> IntA
         is_straight = straight_high >= 0
         category[is_straight] = Category.STRAIGHT
         if flush:
-            category[:] = np.where(is_straight, Category.STRAIGHT_FLUSH, Category.FLUSH)
+            # A flush with a repeated card (two decks) is still a flush.
+            category[:] = np.where(is_straight, Category.STRAIGHT_FLUSH,
+                                   np.maximum(category, Category.FLUSH))
 
     fields = ordered + 1
+    if flush:
+        # A flush compares card by card from the highest, a repeated card as often as
+        # it is held (ordering by count first would rank A-9-9-8-7 under 9-9-A-8-7).
+        by_rank = -np.sort(-ranks, axis=1) + 1
+        fields = np.where((category == Category.FLUSH)[:, None], by_rank, fields)
     is_straight_like = straight_high >= 0
     fields[is_straight_like] = 0
     fields[is_straight_like, 0] = straight_high[is_straight_like] + 1
@@ -122,9 +136,8 @@ def _strengths_of_rank_tuples(ranks: npt.NDArray[np.int64], flush: bool) -> IntA
     for column in range(5):
         field = fields[:, column] if column < k else 0
         strength = (strength << 4) | field
-    impossible = top_count > 4
-    if flush:
-        impossible |= distinct < 5  # a flush with a paired rank needs a duplicate card
+    # Suited trips need three copies of one card: more than two decks hold.
+    impossible = (top_count >= 3) if flush else (top_count > 5)
     return np.where(impossible, -1, strength).astype(np.int32)
 
 
@@ -213,6 +226,29 @@ def strength_of(cards: list[int]) -> int:
     return int(evaluate_rows(column)[0])
 
 
+# 2-7 lowball (RULES.md section 10) ranks a five-card hand as the high rules do, but
+# the ace is only high: A-2-3-4-5 is ace-high, no straight (and suited, a flush).
+_WHEEL = pack(Category.STRAIGHT, [3])
+_WHEEL_FLUSH = pack(Category.STRAIGHT_FLUSH, [3])
+_ACE_FIVE = [12, 3, 2, 1, 0]
+_ACE_HIGH = pack(Category.HIGH_CARD, _ACE_FIVE)
+_ACE_FLUSH = pack(Category.FLUSH, _ACE_FIVE)
+LOWBALL_FLIP = (1 << 24) - 1  # above every strength: flip - strength orders lows
+
+
+def deuce_to_seven(strengths: IntArray) -> IntArray:
+    """Five-card strengths as deuce-to-seven ranks them (the lower, the better low).
+
+    >>> from ofc_stats.engine.cards import parse_cards
+    >>> wheel = strength_of(parse_cards("Ac 2d 3h 4s 5c"))
+    >>> describe(int(deuce_to_seven(np.array([wheel], dtype=np.int32))[0]))
+    'high card, A5432'
+    """
+    return np.where(strengths == _WHEEL, np.int32(_ACE_HIGH),
+                    np.where(strengths == _WHEEL_FLUSH, np.int32(_ACE_FLUSH), strengths)
+                    ).astype(np.int32)
+
+
 def category_of(strength: int) -> Category:
     """The category packed in a strength."""
     return Category(strength >> CATEGORY_SHIFT)
@@ -239,4 +275,6 @@ def describe(strength: int) -> str:
             return f"full house, {ranks[0]} over {ranks[3]}"
         case Category.QUADS:
             return f"quads of {ranks[0]}"
+        case Category.FIVE_OF_A_KIND:
+            return f"five of a kind, {ranks[0]}"
     raise AssertionError(category)  # pragma: no cover

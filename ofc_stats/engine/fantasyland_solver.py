@@ -47,7 +47,7 @@ import numpy.typing as npt
 
 from ofc_stats.engine.cards import N_CARDS, NO_CARD, card_text, parse_card
 from ofc_stats.engine.evaluate import ROYALTY_INDEX_SIZE, ROYALTY_SHIFT, evaluate_rows
-from ofc_stats.engine.rules import Ruleset, get_ruleset
+from ofc_stats.engine.rules import MiddleRow, Ruleset, get_ruleset
 from ofc_stats.engine.scoring import RuleTables, compile_rules, score_batch
 from ofc_stats.errors import FantasylandHandError
 
@@ -459,7 +459,13 @@ def solve_batch(cards: I8, rules: RuleTables, stay_value: float, *,
 
     Returns:
         :class:`SolvedHands` aligned with ``cards``.
+
+    Raises:
+        FantasylandHandError: the rules rank the middle deuce-to-seven (not solved yet).
     """
+    if rules.lowball:
+        raise FantasylandHandError(
+            "a deuce-to-seven middle is not supported by the Fantasyland solver yet")
     cards = np.asarray(cards, dtype=np.int8)
     hands = cards.shape[0]
     counts = (cards != NO_CARD).sum(axis=1)
@@ -528,8 +534,9 @@ def solve_fantasyland(cards: str | Iterable[str | int],
         The best setting; ``points`` is what it scores against ``opponents``, if given.
 
     Raises:
-        FantasylandHandError: not 13 to 17 distinct cards, a joker, or an opponent
-            board that is not 13 cards or shares a card with the hand.
+        FantasylandHandError: not 13 to 17 distinct cards, a joker, a deuce-to-seven
+            middle, or an opponent board that is not 13 cards or shares a card with the
+            hand.
 
     >>> best = solve_fantasyland("As Ks Qs Js Ts 9s 9h 9d 2c 2d 2h 7c 5d 4c", "pineapple",
     ...                          stay_value=0)
@@ -541,6 +548,9 @@ def solve_fantasyland(cards: str | Iterable[str | int],
     if not MIN_CARDS <= len(codes) <= MAX_CARDS:
         raise FantasylandHandError(
             f"a Fantasyland hand has 13 to 17 cards, not {len(codes)}")
+    if rules_.middle is not MiddleRow.HIGH:
+        raise FantasylandHandError(
+            "a deuce-to-seven middle is not supported by the Fantasyland solver yet")
     if any(code >= N_CARDS for code in codes):
         raise FantasylandHandError("jokers are not supported by the Fantasyland solver yet")
     if len(set(codes)) != len(codes):

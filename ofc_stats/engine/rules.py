@@ -15,6 +15,17 @@ preset                  FL entry     FL cards            FL stay
                                      AA 16, trips 16
 ``ultimate``            QQ+          as progressive      as pineapple, repeat the
                                                          same count
+``joker-pineapple``     QQ+          14                  as pineapple (two jokers)
+``joker-progressive``   QQ+          QQ 14, KK 15,       as pineapple, repeat 14
+                                     AA 16, trips 17
+``joker-ultimate``      QQ+          as joker-progr.     as pineapple, repeat the
+                                                         same count
+``double-deck``         AA+          13                  as classic (two decks)
+``double-deck-          AA+          14                  as pineapple (two decks)
+pineapple``
+``deuce-to-seven``      KK+ top or   14                  trips top / 7-5-4-3-2
+                        7-5-4-3-2                        middle / quads+ bottom
+                        middle
 ======================  ===========  ==================  ==========================
 
 >>> ruleset = get_ruleset("pineapple")
@@ -40,6 +51,9 @@ from typing import Any
 
 from ofc_stats.engine.cards import RANKS
 from ofc_stats.engine.evaluate import Category, pack
+from ofc_stats.engine.lowball import LowballRules as LowballRules
+from ofc_stats.engine.lowball import lowball_bound as lowball_bound
+from ofc_stats.engine.lowball import lowball_spec as lowball_spec
 from ofc_stats.errors import RulesetError
 from ofc_stats.util.suggest import did_you_mean
 
@@ -51,6 +65,30 @@ class Variant(StrEnum):
     PINEAPPLE = "pineapple"
     PROGRESSIVE = "progressive"
     ULTIMATE = "ultimate"
+    JOKER_PINEAPPLE = "joker-pineapple"
+    JOKER_PROGRESSIVE = "joker-progressive"
+    JOKER_ULTIMATE = "joker-ultimate"
+    DOUBLE_DECK = "double-deck"
+    DOUBLE_DECK_PINEAPPLE = "double-deck-pineapple"
+    DEUCE_TO_SEVEN = "deuce-to-seven"
+
+    @property
+    def pineapple_deal(self) -> bool:
+        """Whether the variant deals as Pineapple (5, then 4 streets of 3) rather than
+        as classic OFC (5, then 8 streets of 1)."""
+        return self not in (Variant.CLASSIC, Variant.DOUBLE_DECK)
+
+    @property
+    def cards_per_player(self) -> int:
+        """Cards a player sees in a normal hand (13 placed, plus Pineapple's discards)."""
+        return 17 if self.pineapple_deal else 13
+
+
+class MiddleRow(StrEnum):
+    """How the middle row is ranked."""
+
+    HIGH = "high"  # as any poker hand, like the other rows
+    DEUCE_TO_SEVEN = "deuce-to-seven"  # 2-7 lowball: the lowest hand wins
 
 
 class Row(StrEnum):
@@ -121,6 +159,7 @@ def _five_card_category(label: str | None) -> Category | None:
 
 FIVE_CARD_ROYALTY_KEYS = (
     "straight", "flush", "full house", "quads", "straight flush", "royal flush", "trips",
+    "five of a kind",
 )
 
 
@@ -196,6 +235,10 @@ class FantasylandRules:
     are the weakest hands on each row that keep a player in Fantasyland (``None``:
     that row cannot). ``stay_cards`` is the count dealt after a stay, or
     :attr:`StayCards.REPEAT` for the same count as the hand just played.
+
+    A deuce-to-seven middle enters with ``entry_lowball`` (``(low, cards)``, e.g.
+    ``("75432", 14)``) and stays with ``stay_lowball``; a board meeting both a top and
+    a lowball threshold is dealt the larger count.
     """
 
     entry: tuple[tuple[str, int], ...]
@@ -203,10 +246,21 @@ class FantasylandRules:
     stay_middle: str | None
     stay_bottom: str | None
     stay_cards: int | StayCards
+    entry_lowball: tuple[tuple[str, int], ...] = ()
+    stay_lowball: str | None = None
 
     def __post_init__(self) -> None:
-        if not self.entry:
+        if not self.entry and not self.entry_lowball:
             raise RulesetError("fantasyland.entry needs at least one threshold")
+        lowball = tuple(sorted(((str(low), int(cards)) for low, cards in self.entry_lowball),
+                               key=lambda item: -lowball_bound(item[0])))
+        for low, cards in lowball:
+            if not 13 <= cards <= 17:
+                raise RulesetError(f"fantasyland.entry_lowball: {low} deals {cards} cards "
+                                   "(13..17)")
+        object.__setattr__(self, "entry_lowball", lowball)
+        if self.stay_lowball is not None:
+            lowball_spec(self.stay_lowball)
         ordered = tuple(sorted(((hand, int(cards)) for hand, cards in self.entry),
                                key=lambda item: top_hand_strength(item[0])))
         for hand, cards in ordered:
@@ -229,9 +283,9 @@ class FantasylandRules:
                 raise RulesetError(f"fantasyland.stay_cards: {self.stay_cards} (13..17)")
 
     @property
-    def entry_strength(self) -> int:
-        """Weakest top-row strength that enters Fantasyland."""
-        return top_hand_strength(self.entry[0][0])
+    def entry_strength(self) -> int | None:
+        """Weakest top-row strength that enters Fantasyland (None: the top cannot)."""
+        return top_hand_strength(self.entry[0][0]) if self.entry else None
 
     def cards_for_entry(self, top_hand: str) -> int | None:
         """Cards dealt in Fantasyland after entering with ``top_hand`` (None: no entry)."""
@@ -261,6 +315,13 @@ class Ruleset:
     ``moon_high_card`` is the highest rank a bottom row may have and still shoot the
     moon (high card only); ``moon_points`` is what the shooter collects from each
     other player. Shooting the moon is a home-game rule, off unless ``shoot_the_moon``.
+
+    The deck: ``jokers`` wild cards (0-2, RULES.md section 9) and ``decks`` French
+    decks (1 or 2, section 10; a card may then appear twice in a hand). ``middle``
+    ranks the middle row high or as deuce-to-seven lowball (``lowball`` holds its
+    royalties and foul rule). ``table_stakes``: where a history records stacks, a
+    hand's money is capped at them (section 11).
+
     ``fl_stay_value`` is what staying in Fantasyland is worth, in points, when the
     Fantasyland review (:mod:`~ofc_stats.engine.fantasyland_solver`) values a setting: its
     royalties plus this if it stays (RULES.md section 12). Scoring never reads it.
@@ -279,21 +340,66 @@ class Ruleset:
     shoot_the_moon: bool = False
     moon_points: int = 20
     moon_high_card: str = "J"
+    jokers: int = 0
+    decks: int = 1
+    middle: MiddleRow = MiddleRow.HIGH
+    lowball: LowballRules = field(default_factory=LowballRules)
+    table_stakes: bool = True
     fl_stay_value: float = DEFAULT_FL_STAY_VALUE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "variant", Variant(self.variant))
         object.__setattr__(self, "scoring", ScoringMethod(self.scoring))
+        try:
+            object.__setattr__(self, "middle", MiddleRow(self.middle))
+        except ValueError:
+            known = ", ".join(MiddleRow)
+            raise RulesetError(f"middle: {self.middle!r} is not one of {known}") from None
         if self.moon_high_card.upper() not in RANKS:
             raise RulesetError(f"moon_high_card: {self.moon_high_card!r} is not a rank")
+        if not 0 <= int(self.jokers) <= 2:
+            raise RulesetError(f"jokers: {self.jokers} (a deck holds 0, 1 or 2)")
+        if int(self.decks) not in (1, 2):
+            raise RulesetError(f"decks: {self.decks} (1 or 2)")
+        if self.jokers and self.decks > 1:
+            raise RulesetError("jokers with two decks are not supported")
+        object.__setattr__(self, "jokers", int(self.jokers))
+        object.__setattr__(self, "decks", int(self.decks))
+        lowball = self.middle is MiddleRow.DEUCE_TO_SEVEN
+        fantasyland = self.fantasyland
+        if lowball and fantasyland.stay_middle is not None:
+            raise RulesetError("fantasyland.stay_middle names a high hand, but the middle "
+                               "is deuce-to-seven: use fantasyland.stay_lowball")
+        if not lowball and (fantasyland.entry_lowball or fantasyland.stay_lowball):
+            raise RulesetError("fantasyland.entry_lowball and stay_lowball need "
+                               "middle = 'deuce-to-seven'")
+        if not fantasyland.entry:
+            raise RulesetError("fantasyland.entry needs at least one top-row threshold")
+
         stay_value = float(self.fl_stay_value)
         if not math.isfinite(stay_value) or stay_value < 0:
             raise RulesetError(f"fl_stay_value: {self.fl_stay_value!r} is not a number >= 0")
         object.__setattr__(self, "fl_stay_value", stay_value)
 
+    @property
+    def deck_cards(self) -> int:
+        """Cards in the shuffled deck (jokers included)."""
+        return self.decks * (52 + self.jokers)
 
-_PINEAPPLE_STAY = {"stay_top": "222", "stay_middle": None, "stay_bottom": "quads"}
+    @property
+    def max_players(self) -> int:
+        """The most players the deck deals a normal hand to (4 in classic, 3 in
+        Pineapple; twice that, about, with two decks)."""
+        return self.deck_cards // self.variant.cards_per_player
+
+
+_PINEAPPLE_STAY: dict[str, Any] = {"stay_top": "222", "stay_middle": None,
+                                   "stay_bottom": "quads"}
 _PROGRESSIVE_ENTRY = (("QQ", 14), ("KK", 15), ("AA", 16), ("222", 16))
+# Joker Ultimate (PPPoker's OFC Hub): trips on top deal 17 cards (four discards).
+_JOKER_ENTRY = (("QQ", 14), ("KK", 15), ("AA", 16), ("222", 17))
+_CLASSIC_STAY: dict[str, Any] = {"stay_top": "222", "stay_middle": "full house",
+                                 "stay_bottom": "quads"}
 
 PRESETS: Mapping[str, Ruleset] = MappingProxyType({
     "classic": Ruleset(
@@ -316,12 +422,40 @@ PRESETS: Mapping[str, Ruleset] = MappingProxyType({
         fantasyland=FantasylandRules(entry=_PROGRESSIVE_ENTRY, stay_cards=StayCards.REPEAT,
                                      **_PINEAPPLE_STAY),
     ),
+    "joker-pineapple": Ruleset(
+        name="joker-pineapple", variant=Variant.JOKER_PINEAPPLE, jokers=2,
+        fantasyland=FantasylandRules(entry=(("QQ", 14),), stay_cards=14, **_PINEAPPLE_STAY),
+    ),
+    "joker-progressive": Ruleset(
+        name="joker-progressive", variant=Variant.JOKER_PROGRESSIVE, jokers=2,
+        fantasyland=FantasylandRules(entry=_JOKER_ENTRY, stay_cards=14, **_PINEAPPLE_STAY),
+    ),
+    "joker-ultimate": Ruleset(
+        name="joker-ultimate", variant=Variant.JOKER_ULTIMATE, jokers=2,
+        fantasyland=FantasylandRules(entry=_JOKER_ENTRY, stay_cards=StayCards.REPEAT,
+                                     **_PINEAPPLE_STAY),
+    ),
+    # Double deck: "some players suggest AA+ as a minimum requirement for fantasy land".
+    "double-deck": Ruleset(
+        name="double-deck", variant=Variant.DOUBLE_DECK, decks=2,
+        fantasyland=FantasylandRules(entry=(("AA", 13),), stay_cards=13, **_CLASSIC_STAY),
+    ),
+    "double-deck-pineapple": Ruleset(
+        name="double-deck-pineapple", variant=Variant.DOUBLE_DECK_PINEAPPLE, decks=2,
+        fantasyland=FantasylandRules(entry=(("AA", 14),), stay_cards=14, **_PINEAPPLE_STAY),
+    ),
+    "deuce-to-seven": Ruleset(
+        name="deuce-to-seven", variant=Variant.DEUCE_TO_SEVEN, middle=MiddleRow.DEUCE_TO_SEVEN,
+        fantasyland=FantasylandRules(entry=(("KK", 14),), entry_lowball=(("75432", 14),),
+                                     stay_top="222", stay_middle=None, stay_bottom="quads",
+                                     stay_lowball="75432", stay_cards=14),
+    ),
 })
 
 
 def get_ruleset(name_or_path: str | Path | Ruleset) -> Ruleset:
-    """A preset by name (``classic``, ``pineapple``, ``progressive``, ``ultimate``),
-    or a ruleset loaded from a TOML file path."""
+    """A preset by name (``classic``, ``pineapple``, ``joker-ultimate``, ...; see
+    :data:`PRESETS`), or a ruleset loaded from a TOML file path."""
     if isinstance(name_or_path, Ruleset):
         return name_or_path
     text = str(name_or_path)
@@ -353,7 +487,8 @@ def load_ruleset(path: Path) -> Ruleset:
 
 
 _TOP_LEVEL_KEYS = {"name", "base", "variant", "scoring", "shoot_the_moon", "moon_points",
-                   "moon_high_card", "fl_stay_value", "royalties", "fantasyland"}
+                   "moon_high_card", "fl_stay_value", "royalties", "fantasyland", "jokers",
+                   "decks", "middle", "lowball", "table_stakes"}
 
 
 def ruleset_from_mapping(data: Mapping[str, Any], default_name: str = "custom") -> Ruleset:
@@ -374,11 +509,16 @@ def ruleset_from_mapping(data: Mapping[str, Any], default_name: str = "custom") 
             royalties=royalties,
             scoring=ScoringMethod(data.get("scoring", base.scoring)),
             fantasyland=fantasyland,
-            shoot_the_moon=bool(data.get("shoot_the_moon", base.shoot_the_moon)),
+            shoot_the_moon=_boolean(data, "shoot_the_moon", base.shoot_the_moon),
             moon_points=int(data.get("moon_points", base.moon_points)),
             moon_high_card=str(data.get("moon_high_card", base.moon_high_card)),
             fl_stay_value=_points(data.get("fl_stay_value", base.fl_stay_value),
                                   "fl_stay_value"),
+            jokers=_integer(data, "jokers", base.jokers),
+            decks=_integer(data, "decks", base.decks),
+            middle=data.get("middle", base.middle),
+            lowball=_lowball_from_mapping(base.lowball, data.get("lowball", {})),
+            table_stakes=_boolean(data, "table_stakes", base.table_stakes),
         )
     except (ValueError, TypeError) as error:
         if isinstance(error, RulesetError):
@@ -391,6 +531,32 @@ def _points(value: Any, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise RulesetError(f"{key}: {value!r} is not a number")
     return float(value)
+
+
+def _integer(data: Mapping[str, Any], key: str, default: int) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise RulesetError(f"{key}: {value!r} is not a whole number")
+    return value
+
+
+def _boolean(data: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = data.get(key, default)
+    if not isinstance(value, bool):
+        raise RulesetError(f"{key}: {value!r} is not true or false")
+    return value
+
+
+def _lowball_from_mapping(base: LowballRules, data: Mapping[str, Any]) -> LowballRules:
+    unknown = set(data) - {"royalties", "qualifier"}
+    if unknown:
+        raise RulesetError(f"lowball: unknown keys {sorted(unknown)}")
+    qualifier = data.get("qualifier", base.qualifier)
+    royalties = data.get("royalties")
+    return LowballRules(
+        royalties={str(key): int(value) for key, value in royalties.items()}
+        if royalties is not None else dict(base.royalties),
+        qualifier=None if qualifier in (None, False, "", "none") else str(qualifier))
 
 
 def _royalties_from_mapping(base: RoyaltyTable, data: Mapping[str, Any]) -> RoyaltyTable:
@@ -416,7 +582,8 @@ def _royalties_from_mapping(base: RoyaltyTable, data: Mapping[str, Any]) -> Roya
 
 def _fantasyland_from_mapping(base: FantasylandRules, data: Mapping[str, Any]
                               ) -> FantasylandRules:
-    unknown = set(data) - {"entry", "stay_top", "stay_middle", "stay_bottom", "stay_cards"}
+    unknown = set(data) - {"entry", "stay_top", "stay_middle", "stay_bottom", "stay_cards",
+                           "entry_lowball", "stay_lowball"}
     if unknown:
         raise RulesetError(f"fantasyland: unknown keys {sorted(unknown)}")
 
@@ -424,14 +591,23 @@ def _fantasyland_from_mapping(base: FantasylandRules, data: Mapping[str, Any]
         value = data.get(key, getattr(base, key))
         return None if value in (None, False, "", "none") else str(value)
 
-    entry = data.get("entry")
+    def thresholds(key: str) -> tuple[tuple[str, int], ...]:
+        given = data.get(key)
+        if given is None:
+            return tuple(getattr(base, key))
+        if not isinstance(given, Mapping):
+            raise RulesetError(f"fantasyland.{key}: expected a table such as "
+                               "{ QQ = 14 }")
+        return tuple((str(hand), int(cards)) for hand, cards in given.items())
+
     return FantasylandRules(
-        entry=tuple((str(hand), int(cards)) for hand, cards in entry.items())
-        if entry is not None else base.entry,
+        entry=thresholds("entry"),
         stay_top=optional("stay_top"),
         stay_middle=optional("stay_middle"),
         stay_bottom=optional("stay_bottom"),
         stay_cards=data.get("stay_cards", base.stay_cards),
+        entry_lowball=thresholds("entry_lowball"),
+        stay_lowball=optional("stay_lowball"),
     )
 
 
@@ -453,6 +629,14 @@ def ruleset_as_dict(ruleset: Ruleset) -> dict[str, Any]:
         "moon_points": ruleset.moon_points,
         "moon_high_card": ruleset.moon_high_card,
         "fl_stay_value": ruleset.fl_stay_value,
+        "jokers": ruleset.jokers,
+        "decks": ruleset.decks,
+        "middle": ruleset.middle.value,
+        "table_stakes": ruleset.table_stakes,
+        "lowball": {
+            "royalties": dict(ruleset.lowball.royalties),
+            "qualifier": ruleset.lowball.qualifier or False,
+        },
         "royalties": {
             "top_pairs": dict(ruleset.royalties.top_pairs),
             "top_trips": dict(ruleset.royalties.top_trips),
@@ -466,55 +650,7 @@ def ruleset_as_dict(ruleset: Ruleset) -> dict[str, Any]:
             "stay_bottom": fantasyland.stay_bottom or False,
             "stay_cards": fantasyland.stay_cards if isinstance(fantasyland.stay_cards, int)
             else fantasyland.stay_cards.value,
+            "entry_lowball": dict(fantasyland.entry_lowball),
+            "stay_lowball": fantasyland.stay_lowball or False,
         },
     }
-
-
-def stay_rows(fantasyland: FantasylandRules) -> list[str]:
-    """The rows that keep a player in Fantasyland, e.g. ``["222+ top", "quads+ bottom"]``."""
-    return [f"{hand}+ {row}" for hand, row in ((fantasyland.stay_top, "top"),
-                                                 (fantasyland.stay_middle, "middle"),
-                                                 (fantasyland.stay_bottom, "bottom")) if hand]
-
-
-def describe_ruleset(ruleset: Ruleset) -> str:
-    """One line: scoring, Fantasyland entry and counts, stay rule."""
-    fantasyland = ruleset.fantasyland
-    entry = ", ".join(f"{hand} {cards}" for hand, cards in fantasyland.entry)
-    stay_cards = (f"{fantasyland.stay_cards} cards" if isinstance(fantasyland.stay_cards, int)
-                  else "same count")
-    moon = f"; shoot the moon {ruleset.moon_points}" if ruleset.shoot_the_moon else ""
-    return (f"{ruleset.variant.value}, {ruleset.scoring.value} scoring; FL entry {entry}; "
-            f"stay on {' / '.join(stay_rows(fantasyland))} ({stay_cards}, worth "
-            f"{ruleset.fl_stay_value:g} points){moon}")
-
-
-def defaults_taken(path: Path) -> list[str]:
-    """What a TOML ruleset leaves to the defaults, in words: a missing ``base`` (so
-    pineapple), a missing ``name`` (so the file's name), nothing set at all.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as folder:
-    ...     empty = Path(folder) / "house.toml"
-    ...     _ = empty.write_text("")
-    ...     for note in defaults_taken(empty):
-    ...         print(note[:50])
-    sets no base: it is 'pineapple' with the changes i
-    sets no name: it is called 'house', after the file
-    sets nothing else: the rules are exactly pineapple
-    """
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return []  # loading it says what is wrong
-    notes = []
-    if "base" not in data and "variant" not in data:
-        others = [f'"{name}"' for name in PRESETS if name != "pineapple"]
-        notes.append(f"sets no base: it is 'pineapple' with the changes it lists (base = "
-                     f"{', '.join(others[:-1])} or {others[-1]} starts from another)")
-    if "name" not in data:
-        notes.append(f"sets no name: it is called {path.stem!r}, after the file")
-    if not set(data) - {"name", "base", "variant"}:
-        base = str(data.get("base", data.get("variant", "pineapple")))
-        notes.append(f"sets nothing else: the rules are exactly {base}'s")
-    return notes

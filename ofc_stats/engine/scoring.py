@@ -12,32 +12,32 @@ I/O. The polars API (:func:`ofc_stats.score_boards`) and the warehouse scorer fe
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import IntFlag
-from functools import cache, cached_property
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.engine.cards import N_CARDS, NO_CARD, RANKS
-from ofc_stats.engine.evaluate import (
-    ROYALTY_INDEX_SIZE,
-    ROYALTY_SHIFT,
-    Category,
-    evaluate_rows,
+from ofc_stats.engine.cards import JOKER, N_CARDS, NO_CARD
+from ofc_stats.engine.jokers import MAX_JOKERS, resolve_jokers
+from ofc_stats.engine.rows import (
+    BOTTOM,
+    MIDDLE,
+    TOP,
+    UNREACHABLE,
+    RuleTables,
+    compile_rules,
+    fantasyland_quality,
+    middle_order,
+    row_royalties,
+    row_strengths,
+    rows_fouled,
 )
-from ofc_stats.engine.rules import Ruleset, StayCards, top_hand_strength
 
 CARDS_PER_BOARD = 13
-TOP = slice(0, 3)
-MIDDLE = slice(3, 8)
-BOTTOM = slice(8, 13)
-MAX_PLAYERS = 4
-
-# Strength that no row reaches: a stay rule switched off compares against it.
-UNREACHABLE = np.iinfo(np.int32).max
+MAX_PLAYERS = 4  # the most a single 52-card deck deals (RuleTables.max_players per game)
 
 I8 = npt.NDArray[np.int8]
 I16 = npt.NDArray[np.int16]
@@ -47,13 +47,14 @@ Bools = npt.NDArray[np.bool_]
 
 
 class BoardProblem(IntFlag):
-    """Why a board cannot be scored as it stands. Any of the first four fouls it."""
+    """Why a board cannot be scored as it stands. All but PLAYER_COUNT foul it."""
 
     INCOMPLETE = 1  # a row has fewer cards than it holds
     EXTRA_CARDS = 2  # a row has more cards than it holds (the extra ones are ignored)
-    DUPLICATE_CARD = 4  # a card appears twice in the hand
-    JOKER = 8  # jokers are not scored by these rulesets
-    PLAYER_COUNT = 16  # the hand has fewer than 2 or more than 4 players
+    DUPLICATE_CARD = 4  # a card appears more often in the hand than the decks hold it
+    JOKER = 8  # a joker in a game without jokers
+    PLAYER_COUNT = 16  # the hand has fewer than 2 players, or more than the deck deals
+    TOO_MANY_JOKERS = 32  # more jokers in the hand (or on the board) than the deck holds
 
     @property
     def fouls(self) -> bool:
@@ -65,74 +66,11 @@ PROBLEM_TEXT = {
     BoardProblem.INCOMPLETE: "incomplete board",
     BoardProblem.EXTRA_CARDS: "extra cards",
     BoardProblem.DUPLICATE_CARD: "duplicate card",
-    BoardProblem.JOKER: "joker not supported",
-    BoardProblem.PLAYER_COUNT: "hand needs 2-4 players",
+    BoardProblem.JOKER: "joker in a game without jokers",
+    BoardProblem.PLAYER_COUNT: "hand needs 2-{max_players} players",
+    BoardProblem.TOO_MANY_JOKERS: "more jokers than the deck holds",
 }
-
-
-@dataclass(frozen=True, eq=False)
-class RuleTables:
-    """A :class:`Ruleset` compiled into the arrays and thresholds the scorer reads."""
-
-    royalty_top: I16
-    royalty_middle: I16
-    royalty_bottom: I16
-    entry_strengths: I32  # ascending thresholds on the top row's strength
-    entry_cards: I8  # cards dealt for each threshold
-    stay_top: int
-    stay_middle: int
-    stay_bottom: int
-    stay_cards: int  # -1: repeat the count of the hand just played
-    majority_bonus: int
-    scoop_bonus: int
-    moon_points: int
-    moon_below: int  # bottom strengths below this shoot the moon (-1: rule off)
-
-
-@cache
-def compile_rules(ruleset: Ruleset) -> RuleTables:
-    """Turn a ruleset into look-up arrays (cached per ruleset)."""
-    royalties = ruleset.royalties
-
-    def five_card_table(points: Mapping[str, int]) -> I16:
-        table = np.zeros(ROYALTY_INDEX_SIZE, dtype=np.int16)
-        for label, value in points.items():
-            if label != "royal flush":
-                start = Category.from_label(label) * 16
-                table[start:start + 16] = value
-        # The royal flush is the ace-high straight flush: its own slot, set last.
-        if "royal flush" in points:
-            table[Category.STRAIGHT_FLUSH * 16 + len(RANKS)] = points["royal flush"]
-        return table
-
-    top = np.zeros(ROYALTY_INDEX_SIZE, dtype=np.int16)
-    for rank, value in royalties.top_pairs.items():
-        top[Category.PAIR * 16 + RANKS.index(rank) + 1] = value
-    for rank, value in royalties.top_trips.items():
-        top[Category.TRIPS * 16 + RANKS.index(rank) + 1] = value
-
-    fantasyland = ruleset.fantasyland
-    stay_top, stay_middle, stay_bottom = fantasyland.stay_strengths
-    moon_below = -1
-    if ruleset.shoot_the_moon:
-        moon_below = (RANKS.index(ruleset.moon_high_card.upper()) + 2) << ROYALTY_SHIFT
-    return RuleTables(
-        royalty_top=top,
-        royalty_middle=five_card_table(royalties.middle),
-        royalty_bottom=five_card_table(royalties.bottom),
-        entry_strengths=np.array([top_hand_strength(hand) for hand, _ in fantasyland.entry],
-                                 dtype=np.int32),
-        entry_cards=np.array([cards for _, cards in fantasyland.entry], dtype=np.int8),
-        stay_top=UNREACHABLE if stay_top is None else stay_top,
-        stay_middle=UNREACHABLE if stay_middle is None else stay_middle,
-        stay_bottom=UNREACHABLE if stay_bottom is None else stay_bottom,
-        stay_cards=-1 if fantasyland.stay_cards is StayCards.REPEAT
-        else int(fantasyland.stay_cards),
-        majority_bonus=ruleset.scoring.majority_bonus,
-        scoop_bonus=ruleset.scoring.scoop_bonus,
-        moon_points=ruleset.moon_points,
-        moon_below=moon_below,
-    )
+FOULING_PROBLEMS = np.uint8(~BoardProblem.PLAYER_COUNT & 0xFF)
 
 
 @dataclass(frozen=True, eq=False)
@@ -162,6 +100,9 @@ class BoardScores:
     fl_entry_cards: I8  # cards such an entry deals (-1: no entry)
     fl_stay_quality: Bools  # would stay if played inside Fantasyland
     fl_stay_cards: I8  # cards such a stay deals (-1: no stay, or a repeat count unknown)
+    # What each joker of a board stood for, in board order: (2, n), -1 for none (and
+    # for a flagged board's); None when the batch holds no joker.
+    joker_cards: I8 | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -267,23 +208,31 @@ class HandLayout:
         return pairs
 
 
-def _board_problems(cards: I8, layout: HandLayout, row_problems: npt.NDArray[np.uint8] | None
+def _board_problems(cards: I8, layout: HandLayout, row_problems: npt.NDArray[np.uint8] | None,
+                    rules: RuleTables, jokers: npt.NDArray[np.uint8] | None
                     ) -> npt.NDArray[np.uint8]:
+    """Each board's :class:`BoardProblem` flags (``jokers``: each board's joker count,
+    None when the batch holds none)."""
     n = cards.shape[1]
     problems = np.zeros(n, dtype=np.uint8) if row_problems is None else row_problems.copy()
     lowest, highest = (int(cards.min()), int(cards.max())) if n else (0, 0)
-    clean = lowest >= 0 and highest < N_CARDS
     if lowest < 0:
         problems[(cards < 0).any(axis=0)] |= np.uint8(BoardProblem.INCOMPLETE)
-    if highest >= N_CARDS:
-        problems[(cards >= N_CARDS).any(axis=0)] |= np.uint8(BoardProblem.JOKER)
-    bad_size = (layout.sizes < 2) | (layout.sizes > MAX_PLAYERS)
+    if jokers is not None:
+        _joker_problems(jokers, layout, rules, problems)
+    bad_size = (layout.sizes < 2) | (layout.sizes > rules.max_players)
     if bad_size.any():
         problems[layout.per_board(bad_size)] |= np.uint8(BoardProblem.PLAYER_COUNT)
+    if rules.decks > 1:
+        _repeated_cards(cards, layout, rules.decks, problems)
+        return problems
 
     # Duplicates: each board as a 52-bit mask of its cards. A hand's card counts add
-    # up to the popcount of the union of its masks only when no card repeats.
-    real = cards if clean else np.where((cards < 0) | (cards >= N_CARDS), np.int8(63), cards)
+    # up to the popcount of the union of its masks only when no card repeats. Jokers
+    # (52, 53) land on bits above the 52 and are masked off; an empty slot too (63).
+    clean = lowest >= 0 and highest < N_CARDS
+    real = cards if lowest >= 0 and highest < 64 else np.where(
+        (cards < 0) | (cards >= N_CARDS), np.int8(63), cards)
     bits = real.astype(np.uint64)
     np.left_shift(np.uint64(1), bits, out=bits)
     masks = np.bitwise_or.reduce(bits, axis=0)
@@ -291,7 +240,10 @@ def _board_problems(cards: I8, layout: HandLayout, row_problems: npt.NDArray[np.
         card_counts: npt.NDArray[np.int32] = np.full(n, CARDS_PER_BOARD, dtype=np.int32)
     else:
         masks &= np.uint64((1 << N_CARDS) - 1)
-        card_counts = ((cards >= 0) & (cards < N_CARDS)).sum(axis=0, dtype=np.int32)
+        if lowest >= 0 and jokers is not None:
+            card_counts = CARDS_PER_BOARD - jokers.astype(np.int32)
+        else:
+            card_counts = ((cards >= 0) & (cards < N_CARDS)).sum(axis=0, dtype=np.int32)
     repeats_within = np.bitwise_count(masks) != card_counts
     seat_masks = layout.to_seats(masks)
     if layout.uniform:  # each hand's boards side by side: reduce along contiguous rows
@@ -312,6 +264,51 @@ def _board_problems(cards: I8, layout: HandLayout, row_problems: npt.NDArray[np.
     return problems
 
 
+def _joker_problems(jokers: npt.NDArray[np.uint8], layout: HandLayout, rules: RuleTables,
+                    problems: npt.NDArray[np.uint8]) -> None:
+    """Flag jokers where the game has none, or more than its deck holds."""
+    has_joker = jokers > 0
+    if not rules.jokers:
+        problems[has_joker] |= np.uint8(BoardProblem.JOKER)
+        return
+    if layout.uniform:
+        per_hand = jokers.reshape(layout.hands, layout.width).sum(axis=1)
+    else:
+        per_hand = np.add.reduceat(jokers.astype(np.int64), layout.starts)
+    too_many = (jokers > min(MAX_JOKERS, rules.jokers)) | (
+        np.asarray(layout.per_board(per_hand > rules.jokers), dtype=bool) & has_joker)
+    if too_many.any():
+        problems[too_many] |= np.uint8(BoardProblem.TOO_MANY_JOKERS)
+
+
+def _repeated_cards(cards: I8, layout: HandLayout, decks: int,
+                    problems: npt.NDArray[np.uint8]) -> None:
+    """Flag boards holding a card the hand holds more often than ``decks`` decks do."""
+    real = (cards >= 0) & (cards < N_CARDS)
+    keys = layout.hand_of_board[None, :] * N_CARDS + cards.astype(np.int64)
+    counts = np.bincount(keys[real], minlength=layout.hands * N_CARDS)
+    over = np.zeros(cards.shape, dtype=bool)
+    over[real] = counts[keys[real]] > decks
+    problems[over.any(axis=0)] |= np.uint8(BoardProblem.DUPLICATE_CARD)
+
+
+def evaluate_boards(cards: I8, rules: RuleTables) -> tuple[I32, I32, I32, Bools]:
+    """Top, middle and bottom strengths and fouls of ``(13, n)`` complete boards, jokers
+    resolved: what a player weighs when setting a board (no duplicate checks)."""
+    if int(cards.max(initial=0)) < JOKER:
+        top, middle, bottom = row_strengths(cards, rules)
+    else:
+        jokers = (cards >= JOKER).sum(axis=0, dtype=np.uint8)
+        top, middle, bottom = row_strengths(np.where(cards >= JOKER, np.int8(0), cards), rules)
+        with_jokers = np.flatnonzero((jokers > 0) & (jokers <= MAX_JOKERS))
+        if len(with_jokers):
+            resolved = resolve_jokers(np.ascontiguousarray(cards[:, with_jokers]), rules)
+            top[with_jokers] = resolved.top
+            middle[with_jokers] = resolved.middle
+            bottom[with_jokers] = resolved.bottom
+    return top, middle, bottom, rows_fouled(top, middle, bottom, rules)
+
+
 def score_batch(
     cards: I8,
     hand_starts: I64,
@@ -323,7 +320,8 @@ def score_batch(
     """Score a batch of boards.
 
     Args:
-        cards: ``(13, n)`` card codes, card-major; :data:`NO_CARD` for an empty slot.
+        cards: ``(13, n)`` card codes, card-major; :data:`NO_CARD` for an empty slot,
+            :data:`~ofc_stats.cards.JOKER` for a joker.
         hand_starts: ``(hands + 1,)`` offsets: hand ``h`` is boards
             ``hand_starts[h]:hand_starts[h + 1]``.
         rules: compiled ruleset, from :func:`compile_rules`.
@@ -337,37 +335,45 @@ def score_batch(
     """
     n = cards.shape[1]
     layout = HandLayout.from_starts(np.asarray(hand_starts, dtype=np.int64))
-    problems = _board_problems(cards, layout, row_problems)
-    fouls_by_problem = (problems & np.uint8(~BoardProblem.PLAYER_COUNT & 0xFF)) != 0
-    playable = cards
-    if fouls_by_problem.any():
-        # Evaluate broken boards on harmless cards; they are fouled regardless.
-        playable = np.where((cards < 0) | (cards >= N_CARDS), np.int8(0), cards)
-
-    top = evaluate_rows(playable[TOP])
-    middle = evaluate_rows(playable[MIDDLE])
-    bottom = evaluate_rows(playable[BOTTOM])
-    fouled = (top > middle) | (middle > bottom) | fouls_by_problem
+    highest = int(cards.max()) if n else 0
+    jokers = (cards >= JOKER).sum(axis=0, dtype=np.uint8) if highest >= JOKER else None
+    problems = _board_problems(cards, layout, row_problems, rules, jokers)
+    fouls_by_problem = (problems & FOULING_PROBLEMS) != 0
+    resolvable = None
+    if jokers is not None and rules.jokers:
+        resolvable = (jokers > 0) & ~fouls_by_problem
+    joker_cards = None
+    if resolvable is not None and resolvable.all():  # every board holds a joker
+        resolved = resolve_jokers(cards, rules)
+        top, middle, bottom = resolved.top, resolved.middle, resolved.bottom
+        joker_cards = resolved.joker_cards
+    else:
+        playable = cards
+        if highest >= N_CARDS or fouls_by_problem.any():
+            # Evaluate broken boards (and jokers, resolved below) on harmless cards.
+            playable = np.where((cards < 0) | (cards >= N_CARDS), np.int8(0), cards)
+        top, middle, bottom = row_strengths(playable, rules)
+    if resolvable is not None and joker_cards is None:
+        joker_cards = np.full((MAX_JOKERS, n), NO_CARD, dtype=np.int8)
+        if resolvable.any():
+            with_jokers = np.flatnonzero(resolvable)
+            resolved = resolve_jokers(np.ascontiguousarray(cards[:, with_jokers]), rules)
+            top[with_jokers] = resolved.top
+            middle[with_jokers] = resolved.middle
+            bottom[with_jokers] = resolved.bottom
+            joker_cards[:, with_jokers] = resolved.joker_cards
+    fouled = rows_fouled(top, middle, bottom, rules) | fouls_by_problem
     standing = ~fouled
 
-    def royalty(table: I16, strength: I32) -> I16:
-        return table[strength >> ROYALTY_SHIFT] * standing  # type: ignore[no-any-return]
-
-    royalties_top = royalty(rules.royalty_top, top)
-    royalties_middle = royalty(rules.royalty_middle, middle)
-    royalties_bottom = royalty(rules.royalty_bottom, bottom)
+    royalties_top, royalties_middle, royalties_bottom = (
+        points * standing for points in row_royalties(top, middle, bottom, rules))
     royalties = royalties_top + royalties_middle + royalties_bottom
     moon = standing & (bottom < rules.moon_below)
 
     # Fantasyland. What the board would earn from outside (entry) and from inside
     # (stay), whatever the history says; then what it earns given where it was played.
-    entry_quality = standing & (top >= rules.entry_strengths[0])
-    entry_cards = np.full(n, -1, dtype=np.int8)
-    qualifying = np.flatnonzero(entry_quality)
-    threshold = np.searchsorted(rules.entry_strengths, top[qualifying], side="right") - 1
-    entry_cards[qualifying] = rules.entry_cards[threshold]
-    stay_quality = standing & ((top >= rules.stay_top) | (middle >= rules.stay_middle)
-                               | (bottom >= rules.stay_bottom))
+    quality = fantasyland_quality(top, middle, bottom, standing, rules)
+    entry_quality, entry_cards, stay_quality = quality.entry, quality.entry_cards, quality.stay
     if rules.stay_cards >= 0:
         stay_cards = np.where(stay_quality, np.int8(rules.stay_cards), np.int8(-1))
     elif fl_cards is not None:
@@ -382,7 +388,8 @@ def score_batch(
         fl_stay = stay_quality & in_fantasyland
         fl_cards_next = np.where(in_fantasyland, stay_cards, entry_cards)
 
-    totals, pairs = _score_pairs(layout, rules, top, middle, bottom, fouled, royalties, moon)
+    totals, pairs = _score_pairs(layout, rules, top, middle_order(middle, rules), bottom,
+                                 fouled, royalties, moon)
     return BoardScores(
         top_strength=top, middle_strength=middle, bottom_strength=bottom,
         problems=problems, fouled=fouled,
@@ -391,7 +398,7 @@ def score_batch(
         opponents=layout.per_board(layout.sizes - 1).astype(np.int8),
         fl_entry=fl_entry, fl_stay=fl_stay, fl_cards_next=fl_cards_next,
         fl_entry_quality=entry_quality, fl_entry_cards=entry_cards,
-        fl_stay_quality=stay_quality, fl_stay_cards=stay_cards,
+        fl_stay_quality=stay_quality, fl_stay_cards=stay_cards, joker_cards=joker_cards,
         **totals,
     ), pairs
 
@@ -474,12 +481,17 @@ def _score_pairs(layout: HandLayout, rules: RuleTables, top: I32, middle: I32, b
 
 
 __all__ = [
+    "BOTTOM",
+    "MIDDLE",
     "NO_CARD",
+    "TOP",
+    "UNREACHABLE",
     "BoardProblem",
     "BoardScores",
     "HandLayout",
     "PairScores",
     "RuleTables",
     "compile_rules",
+    "evaluate_boards",
     "score_batch",
 ]

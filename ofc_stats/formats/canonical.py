@@ -19,7 +19,8 @@ problem the reader found: the hand is rejected with it), ``site``, ``hand_id``,
 ``raw_seats``: ``record``, ``seat`` (int), ``player`` (str), ``top``, ``middle``,
 ``bottom`` (list of card strings), ``in_fantasyland``? (bool), ``fl_cards``? (int),
 ``discards``? (list of card strings), ``reported_points``? (int),
-``reported_royalties``? (int), ``starting_stack``?, ``collected``? (str or number).
+``reported_royalties``? (int), ``starting_stack``?, ``collected``?, ``reported_money``?
+(str or number).
 
 ``raw_streets`` (may be None): ``record``, ``seat`` (int), ``street`` (int, 1 = the
 first deal), ``action`` (``place`` or ``discard``), ``row`` (str?, for a placement),
@@ -40,7 +41,7 @@ import polars as pl
 
 from ofc_stats.engine.boards import CARD_COLUMNS, ROW_SLOTS, card_frame, row_text_exprs
 from ofc_stats.engine.cards import JOKER, NO_CARD, card_codes, card_codes_expr, card_names_expr
-from ofc_stats.engine.rules import Row, Variant
+from ofc_stats.engine.rules import Row, Variant, ruleset_for_variant
 from ofc_stats.util.duckdb_connection import duckdb_cursor
 from ofc_stats.warehouse.schemas import (
     HANDS_SCHEMA,
@@ -50,24 +51,52 @@ from ofc_stats.warehouse.schemas import (
     STREETS_SCHEMA,
 )
 
-# Players a variant allows (RULES §4: classic 2-4, Pineapple 2-3).
-PLAYER_RANGE = {
-    Variant.CLASSIC: (2, 4),
-    Variant.PINEAPPLE: (2, 3),
-    Variant.PROGRESSIVE: (2, 3),
-    Variant.ULTIMATE: (2, 3),
-}
+# Players a variant's deck deals (RULES §4: classic 2-4, Pineapple 2-3; two decks more).
+PLAYER_RANGE = {variant: (2, ruleset_for_variant(variant).max_players) for variant in Variant}
+# Copies of each card a hand may hold, and jokers, per variant (RULES §1, §9, §10).
+DECKS = {variant: ruleset_for_variant(variant).decks for variant in Variant}
+JOKERS = {variant: ruleset_for_variant(variant).jokers * DECKS[variant] for variant in Variant}
 
 VARIANT_NAMES = {
     "classic": Variant.CLASSIC, "ofc": Variant.CLASSIC, "regular": Variant.CLASSIC,
     "open face chinese": Variant.CLASSIC, "classic ofc": Variant.CLASSIC,
     "pineapple": Variant.PINEAPPLE, "pineapple ofc": Variant.PINEAPPLE,
     "ofc pineapple": Variant.PINEAPPLE, "regular pineapple": Variant.PINEAPPLE,
+    "ofcp": Variant.PINEAPPLE, "ofc/p": Variant.PINEAPPLE,
     "progressive": Variant.PROGRESSIVE, "progressive pineapple": Variant.PROGRESSIVE,
-    "progressive ofc": Variant.PROGRESSIVE,
+    "progressive ofc": Variant.PROGRESSIVE, "ofc/p progressive": Variant.PROGRESSIVE,
     "ultimate": Variant.ULTIMATE, "ultimate pineapple": Variant.ULTIMATE,
     "ultimate ofc": Variant.ULTIMATE,
+    "joker pineapple": Variant.JOKER_PINEAPPLE, "joker pineapple ofc": Variant.JOKER_PINEAPPLE,
+    "joker ofc": Variant.JOKER_PINEAPPLE, "pineapple with jokers": Variant.JOKER_PINEAPPLE,
+    "joker progressive": Variant.JOKER_PROGRESSIVE,
+    "joker progressive pineapple": Variant.JOKER_PROGRESSIVE,
+    "joker progressive pineapple ofc": Variant.JOKER_PROGRESSIVE,
+    "joker ultimate": Variant.JOKER_ULTIMATE, "joker ultimate pineapple": Variant.JOKER_ULTIMATE,
+    "joker ultimate pineapple ofc": Variant.JOKER_ULTIMATE,
+    "double deck": Variant.DOUBLE_DECK, "double deck ofc": Variant.DOUBLE_DECK,
+    "double-deck ofc": Variant.DOUBLE_DECK,
+    "double deck pineapple": Variant.DOUBLE_DECK_PINEAPPLE,
+    "double deck pineapple ofc": Variant.DOUBLE_DECK_PINEAPPLE,
+    "deuce to seven": Variant.DEUCE_TO_SEVEN, "deuce-to-seven pineapple": Variant.DEUCE_TO_SEVEN,
+    "deuce to seven pineapple": Variant.DEUCE_TO_SEVEN, "2-7": Variant.DEUCE_TO_SEVEN,
+    "2-7 pineapple": Variant.DEUCE_TO_SEVEN, "2-7 pineapple ofc": Variant.DEUCE_TO_SEVEN,
+    "deuce pineapple": Variant.DEUCE_TO_SEVEN, "ofcp_27": Variant.DEUCE_TO_SEVEN,
+    "ofc/p 2-7": Variant.DEUCE_TO_SEVEN, "2-7 ofc": Variant.DEUCE_TO_SEVEN,
+    **{variant.value: variant for variant in Variant},
+    **{variant.value.replace("-", " "): variant for variant in Variant},
 }
+
+def variant_named(text: str) -> str:
+    """The variant a name stands for, as the readers take it (``"Joker Ultimate"``,
+    ``"2-7"``, ``"ofcp_27"``); the text itself when it names none.
+
+    >>> variant_named("2-7 Pineapple OFC"), variant_named("badugi")
+    ('deuce-to-seven', 'badugi')
+    """
+    found = VARIANT_NAMES.get(text.strip().lower())
+    return text if found is None else found.value
+
 
 MAX_RAW_CHARS = 65_536
 _TIMESTAMP = (r"^\s*(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?\s*"
@@ -214,6 +243,7 @@ def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
         "in_fantasyland": pl.Boolean(), "fl_cards": pl.Int64(), "discards": pl.List(pl.String),
         "reported_points": pl.Int64(), "reported_royalties": pl.Int64(),
         "starting_stack": pl.String(), "collected": pl.String(),
+        "reported_money": pl.String(),
     })
     streets = raw_streets if raw_streets is not None else pl.DataFrame(schema={
         "record": pl.Int64(), "seat": pl.Int64(), "street": pl.Int64(), "action": pl.String(),
@@ -330,9 +360,22 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
     ])
 
     where = pl.format("seat {} {}", pl.col("seat"), pl.col("row"))
+    # Jokers and copies of a card a hand may hold, by record (its variant's deck).
+    known = variant_of.filter(pl.col("record").is_not_null())
+    record_index = known["record"].to_numpy().astype(np.int64)
+    size = int(record_index.max()) + 1 if len(record_index) else 1
+    jokers_of = np.zeros(size, dtype=np.int64)
+    decks_of = np.ones(size, dtype=np.int64)
+    jokers_of[record_index] = known["_variant"].replace_strict(
+        {v.value: n for v, n in JOKERS.items()}, default=0, return_dtype=pl.Int64).to_numpy()
+    decks_of[record_index] = known["_variant"].replace_strict(
+        {v.value: n for v, n in DECKS.items()}, default=1, return_dtype=pl.Int64).to_numpy()
+    exploded_records = exploded["record"].to_numpy()
+    exploded = exploded.with_columns(
+        pl.Series("_jokers", jokers_of[np.minimum(exploded_records, size - 1)]))
     card_checks = _first_reason(exploded, [
         ("card", pl.col("code").is_null(), pl.format("bad card '{}' ({})", pl.col("card"), where)),
-        ("card", pl.col("code") >= JOKER,
+        ("card", (pl.col("code") >= JOKER) & (pl.col("_jokers") == 0),
          pl.format("joker '{}' ({}) in a variant without jokers", pl.col("card"), where)),
     ])
     sizes = seats.select(
@@ -344,22 +387,43 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
             pl.col("seat"), pl.col(row.value)))
         for row in Row
     ])
+    # Money a seat records must be money: a stack, what was collected, what was paid.
+    money = [(name, pl.col(name).cast(pl.String).str.strip_chars()) for name in
+             ("starting_stack", "collected", "reported_money")]
+    money_checks = _first_reason(seats.select("record", "seat", *(text.alias(name)
+                                                                  for name, text in money)), [
+        *(("money", pl.col(name).is_not_null()
+           & pl.col(name).cast(MONEY, strict=False).is_null(),
+           pl.format(f"bad money '{{}}' (seat {{}} {name})", pl.col(name), pl.col("seat")))
+          for name, _ in money),
+        ("money", pl.col("starting_stack").cast(MONEY, strict=False) < 0,
+         pl.format("negative stack '{}' (seat {})", pl.col("starting_stack"), pl.col("seat"))),
+    ])
     valid = exploded.filter(pl.col("code").is_not_null())
-    # A card twice in one hand: count (record, card) keys with numpy.
+    # A card more often in one hand than its decks hold it (a joker: than the deck's
+    # jokers): count (record, card) keys with numpy.
     records = valid["record"].to_numpy()
     first_record = int(records.min()) if len(records) else 0
-    keys = (records - first_record) * 64 + valid["code"].to_numpy()
-    repeated = np.bincount(keys)[keys] > 1 if len(keys) else np.zeros(0, dtype=bool)
+    codes = np.minimum(valid["code"].to_numpy(), JOKER)  # every joker is one kind
+    keys = (records - first_record) * 64 + codes
+    valid_records = np.minimum(records, size - 1)
+    allowed = np.where(codes >= JOKER, jokers_of[valid_records], decks_of[valid_records])
+    repeated = (np.bincount(keys)[keys] > allowed if len(keys)
+                else np.zeros(0, dtype=bool))
     duplicate_checks = (
         valid.filter(pl.Series(repeated))
         .group_by("record", "code")
-        .agg(pl.format("seat {} {}", "seat", "row").alias("places"))
+        .agg(pl.format("seat {} {}", "seat", "row").alias("places"), pl.len().alias("times"))
         .sort("record", "code")
         .select("record", pl.lit("duplicate card").alias("kind"),
-                pl.format("duplicate card {} ({})", card_names_expr(pl.col("code")),
-                          pl.col("places").list.join(", ")).alias("reason"))
+                pl.when(pl.col("code") >= JOKER)
+                .then(pl.format("{} jokers ({}): more than the deck holds", pl.col("times"),
+                                pl.col("places").list.join(", ")))
+                .otherwise(pl.format("duplicate card {} ({})", card_names_expr(pl.col("code")),
+                                     pl.col("places").list.join(", "))).alias("reason"))
     )
-    reasons = pl.concat([hand_checks, card_checks, size_checks, duplicate_checks])
+    reasons = pl.concat([hand_checks, card_checks, size_checks, money_checks,
+                         duplicate_checks])
 
     placed = valid.filter(pl.col("position") < pl.col("_size"))
     slots = placed.select("_seat_row", (pl.col("_start") + pl.col("position")).alias("slot"),
@@ -389,17 +453,18 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
                       ) -> CanonicalBatch:
     keys = hands.select("record", pl.col("site").cast(pl.String),
                         pl.col("hand_id").cast(pl.String), pl.col("_variant").alias("variant"),
-                        pl.col("table").cast(pl.String), pl.col("_started_at").alias("started_at"))
+                        pl.col("table").cast(pl.String), pl.col("_started_at").alias("started_at"),
+                        pl.col("_point_value").alias("point_value"))
     codes = card_frame(cards)
     seats_out = (
         pl.concat([seats, codes.select(row_text_exprs()).select(pl.all().name.prefix("_")),
                    codes], how="horizontal")
-        .drop("site", "hand_id", "variant", "table", "started_at", strict=False)
+        .drop("site", "hand_id", "variant", "table", "started_at", "point_value", strict=False)
         # Seats stay listed hand by hand, in the hands' order: ingest tells copies of
         # a hand in one batch apart by that position (they share site and hand_id).
         .join(keys, on="record", how="inner", maintain_order="left")
         .select(
-            "site", "hand_id", "variant", "table", "started_at",
+            "site", "hand_id", "variant", "table", "started_at", "point_value",
             pl.col("seat").cast(pl.Int8), pl.col("player").cast(pl.String),
             pl.col("in_fantasyland").fill_null(False).cast(pl.Boolean),
             pl.col("fl_cards").cast(pl.Int8), *CARD_COLUMNS,
@@ -411,6 +476,7 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
             pl.col("reported_royalties").cast(pl.Int32),
             pl.col("starting_stack").cast(pl.String).cast(MONEY, strict=False),
             pl.col("collected").cast(pl.String).cast(MONEY, strict=False),
+            pl.col("reported_money").cast(pl.String).cast(MONEY, strict=False),
             "record",
         )
     )

@@ -64,7 +64,7 @@ REQUIRED = ("hand_id", "started_at", "player", "top", "middle", "bottom")
 HAND_COLUMNS = ("site", "hand_id", "started_at", "table", "variant", "ruleset", "button_seat",
                 "point_value", "currency")
 SEAT_COLUMNS = ("seat", "player", "top", "middle", "bottom", "fantasyland", "fl_cards",
-                "discards", "points", "royalties", "starting_stack", "collected")
+                "discards", "points", "royalties", "starting_stack", "collected", "money")
 COLUMNS = (*HAND_COLUMNS, *SEAT_COLUMNS)
 # Other names a sheet may give a column (after lower-casing, spaces and dashes as _).
 ALIASES = {
@@ -72,6 +72,7 @@ ALIASES = {
     "date": "started_at", "name": "player", "in_fantasyland": "fantasyland", "fl": "fantasyland",
     "reported_points": "points", "reported_royalties": "royalties", "button": "button_seat",
     "front": "top", "back": "bottom", "mid": "middle", "game": "variant",
+    "reported_money": "money", "stack": "starting_stack",
 }
 # The rows split off a chunk (Units.frame), as parse takes them: every column's text,
 # then the record's field count, the header's width, its line, hand and text.
@@ -300,6 +301,7 @@ class CsvParser:
             in_fl.alias("in_fantasyland"), fl_cards.alias("fl_cards"),
             card_lists("discards").alias("discards"), points.alias("reported_points"),
             royalties.alias("reported_royalties"), "starting_stack", "collected",
+            pl.col("money").alias("reported_money"),
             pl.format("line {}: ", line_in_file()).alias("_where"),
             first_error([
                 pl.when(pl.col("_fields") > pl.col("_width")).then(pl.format(
@@ -369,7 +371,8 @@ def _sheet(batch: CanonicalBatch) -> pl.DataFrame:
         pl.col("reported_points").alias("points"),
         pl.col("reported_royalties").alias("royalties"),
         decimal_text("starting_stack").alias("starting_stack"),
-        decimal_text("collected").alias("collected"))
+        decimal_text("collected").alias("collected"),
+        decimal_text("reported_money").alias("money"))
     return hands.join(seats, on=["site", "hand_id"], how="inner",
                       maintain_order="left").select(COLUMNS)
 

@@ -14,13 +14,14 @@ One hand is one object::
      "result": {"points_settled": 4}}
 
 A file holds one such object, a JSON list of them (pretty-printed or on one line),
-or JSON Lines. The flags map to variants: ``deuce_to_seven`` (2-7 Pineapple, its
-middle row scored as lowball) is not supported and such hands are set aside with
-kind ``variant``; ``pineapple`` turns plain OFC into Pineapple; ``variant`` may also
-name ``progressive`` or ``ultimate``. Players with ``"active": false`` were not
-dealt in and are left out. A ``timestamp`` may be ISO 8601 or Unix seconds (or
-milliseconds). ofc-stats also reads and writes ``in_fantasyland``, ``fl_cards``,
-``royalties`` and ``discards`` on a player, which fpdb-3 does not have.
+or JSON Lines. The flags map to variants: ``deuce_to_seven`` is 2-7 Pineapple (SwC's
+OFC/P 2-7, its middle row scored as lowball); ``pineapple`` turns plain OFC into
+Pineapple; ``variant`` may also name ``progressive``, ``ultimate`` or any variant
+JSON Lines accepts (``joker-ultimate``, ``double-deck``, ...). Players with
+``"active": false`` were not dealt in and are left out. A ``timestamp`` may be
+ISO 8601 or Unix seconds (or milliseconds). ofc-stats also reads and writes
+``in_fantasyland``, ``fl_cards``, ``royalties``, ``discards`` and ``money`` (the net
+money the room paid) on a player, which fpdb-3 does not have.
 
 Hands are cut out of the bytes with numpy (brackets counted outside strings), so a
 list on a single line streams like any other file; each hand's text then goes to
@@ -54,7 +55,6 @@ from ofc_stats.formats.reading import (
     parse_int_in,
     problem_rows,
     read_batches,
-    set_aside,
     split_file,
     street_actions,
     with_card_lists,
@@ -64,6 +64,7 @@ from ofc_stats.formats.reading import (
 from ofc_stats.formats.streaming import CHUNK_BYTES, ByteSource, TextChunk, decode_head
 from ofc_stats.formats.writing import (
     card_list,
+    decimal_text,
     local_time_text,
     street_entries,
     write_json_lines,
@@ -76,7 +77,7 @@ _STRUCTURE = json.dumps({
         "name": _TEXT, "seat_idx": _TEXT, "starting_stack": _TEXT, "top": _TEXT,
         "middle": _TEXT, "bottom": _TEXT, "active": _TEXT, "points": _TEXT,
         "collected": _TEXT, "in_fantasyland": _TEXT, "fl_cards": _TEXT, "royalties": _TEXT,
-        "discards": _TEXT,
+        "discards": _TEXT, "money": _TEXT,
     }],
     "rounds": [{
         "round": _TEXT, "player": _TEXT, "dealt": _TEXT,
@@ -227,11 +228,12 @@ class FpdbParser:
         hands = frame.select(
             "record", "line", pl.col("text").alias("raw"), "site", "hand_id",
             pl.col("table_id").alias("table"), _timestamp().alias("started_at"),
-            pl.when(plain).then(pl.when(pineapple.fill_null(False))
-                                .then(pl.lit(Variant.PINEAPPLE.value))
-                                .otherwise(pl.lit(Variant.CLASSIC.value)))
+            # SwC's OFC/P 2-7 (variant ofcp_27): the deuce-to-seven flag decides.
+            pl.when(lowball.fill_null(False)).then(pl.lit(Variant.DEUCE_TO_SEVEN.value))
+            .when(plain).then(pl.when(pineapple.fill_null(False))
+                              .then(pl.lit(Variant.PINEAPPLE.value))
+                              .otherwise(pl.lit(Variant.CLASSIC.value)))
             .otherwise(named).alias("variant"),
-            lowball.fill_null(False).alias("_lowball"),
             first_error([
                 pl.col("error"), pineapple_error, lowball_error,
                 pl.when(pl.col("error").is_null() & pl.col("players").is_null()).then(
@@ -239,12 +241,7 @@ class FpdbParser:
             ]).alias("error"),
         )
         hands = with_errors(hands, seat_errors, street_errors)
-        raw = RawHands(hands.drop("_lowball"), seats, streets, empty_problems())
-        lowball_hands = hands.filter(pl.col("_lowball") & pl.col("error").is_null())
-        return set_aside(raw, lowball_hands["record"], problem_rows(
-            self.file, lowball_hands["line"], "variant",
-            "deuce-to-seven OFC (the middle row scored as lowball) is not supported",
-            lowball_hands["raw"], lowball_hands["site"], lowball_hands["hand_id"]))
+        return RawHands(hands, seats, streets, empty_problems())
 
 
 def _timestamp() -> pl.Expr:
@@ -275,6 +272,7 @@ def _raw_seats(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         in_fl.alias("in_fantasyland"), fl_cards.alias("fl_cards"),
         "discards", points.alias("reported_points"),
         royalties.alias("reported_royalties"), "starting_stack", "collected",
+        pl.col("money").alias("reported_money"),
         pl.concat_str([pl.format("player '{}': ", pl.col("name").fill_null("?")), first_error([
             active_error, seat_error, points_error, royalties_error, fl_error, in_fl_error,
             *(pl.when(pl.col(row.value).is_null()).then(pl.lit(f"missing {row.value}"))
@@ -352,9 +350,11 @@ class FpdbReader:
         return parse_files(files, FpdbParser("", b""))
 
 
+# Each variant as fpdb's flags: (variant, pineapple, deuce_to_seven).
 _VARIANTS = {
-    Variant.CLASSIC.value: ("ofc", False), Variant.PINEAPPLE.value: ("ofc", True),
-    Variant.PROGRESSIVE.value: ("progressive", True), Variant.ULTIMATE.value: ("ultimate", True),
+    **{variant.value: (variant.value, variant.pineapple_deal, False) for variant in Variant},
+    Variant.CLASSIC.value: ("ofc", False, False), Variant.PINEAPPLE.value: ("ofc", True, False),
+    Variant.DEUCE_TO_SEVEN.value: ("ofcp_27", True, True),
 }
 
 
@@ -371,6 +371,7 @@ def _records(batch: CanonicalBatch) -> pl.Series:
             "in_fantasyland", "fl_cards", pl.col("reported_royalties").alias("royalties"),
             pl.when(pl.col("discards").is_not_null()).then(card_list("discards"))
             .alias("discards"),
+            decimal_text("reported_money").alias("money"),
         ).alias("players"),
         pl.col("reported_points").clip(lower_bound=0).sum().alias("_settled"),
     )
@@ -388,17 +389,19 @@ def _records(batch: CanonicalBatch) -> pl.Series:
                                              return_dtype=pl.String)
     pineapple = pl.col("variant").replace_strict({k: v[1] for k, v in _VARIANTS.items()},
                                                  return_dtype=pl.Boolean)
+    lowball = pl.col("variant").replace_strict({k: v[2] for k, v in _VARIANTS.items()},
+                                               return_dtype=pl.Boolean)
     record = pl.struct(
         "site", "hand_id", pl.col("table").alias("table_id"),
         local_time_text().alias("timestamp"),
         pl.struct(flags.alias("variant"), pineapple.alias("pineapple"),
-                  pl.lit(False).alias("deuce_to_seven")).alias("variant"),
+                  lowball.alias("deuce_to_seven")).alias("variant"),
         "players", pl.col("rounds").fill_null([]),
         pl.struct(pl.col("_settled").alias("points_settled")).alias("result"),
     )
     return (frame.select(record.struct.json_encode().alias("line"))["line"]
             .str.replace_all(r',"(?:fl_cards|royalties|discards|points|starting_stack|'
-                             r'collected)":null', ""))
+                             r'collected|money)":null', ""))
 
 
 class FpdbWriter:

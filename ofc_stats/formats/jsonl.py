@@ -67,7 +67,7 @@ _STRUCTURE = json.dumps({
         "seat": _TEXT, "name": _TEXT, "top": _TEXT, "middle": _TEXT, "bottom": _TEXT,
         "in_fantasyland": _TEXT, "fl_cards": _TEXT, "discards": _TEXT,
         "reported_points": _TEXT, "reported_royalties": _TEXT, "starting_stack": _TEXT,
-        "collected": _TEXT,
+        "collected": _TEXT, "reported_money": _TEXT,
     }],
     "streets": [{
         "street": _TEXT, "seat": _TEXT, "dealt": _TEXT,
@@ -258,6 +258,7 @@ def _raw_seats(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
         in_fl.alias("in_fantasyland"), fl_cards.alias("fl_cards"),
         "discards", points.alias("reported_points"),
         royalties.alias("reported_royalties"), "starting_stack", "collected",
+        "reported_money",
         pl.concat_str([where, first_error([
             seat_error, *missing, in_fl_error, fl_cards_error, points_error,
             royalties_error])]).alias("error"),
@@ -329,6 +330,7 @@ def _json_lines(batch: CanonicalBatch) -> pl.Series:
             "reported_points", "reported_royalties",
             decimal_text("starting_stack").alias("starting_stack"),
             decimal_text("collected").alias("collected"),
+            decimal_text("reported_money").alias("reported_money"),
         ).alias("players"))
     )
     streets = (

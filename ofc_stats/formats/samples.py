@@ -2,9 +2,10 @@
 
 Every field a format can carry gets a value somewhere: streets with placements and
 Pineapple discards, Fantasyland hands (all cards on the first street), time zone
-offsets (and times without one), point values and currencies, reported points and
-royalties, stacks, names with spaces and accents. Boards are dealt at random, so
-many of them foul, as in :func:`ofc_stats.bench.data.random_deals`.
+offsets (and times without one), point values and currencies, reported points,
+royalties and money, stacks, names with spaces and accents. Boards are dealt at
+random from the variant's deck (jokers, two decks), so many of them foul, as in
+:func:`ofc_stats.bench.data.random_deals`.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from ofc_stats.engine.cards import CARD_NAMES, N_CARDS, card_names_expr
-from ofc_stats.engine.rules import Row, Variant
+from ofc_stats.engine.cards import CARD_NAMES, card_names_expr, deck_codes
+from ofc_stats.engine.rules import Row, Variant, ruleset_for_variant
 from ofc_stats.formats.canonical import CanonicalBatch, normalise
 
 NAMES = ("Ivey", "Hellmuth", "Zoë", "Phil Galfond", "dwan_88", "Ōkubo", "Ana-María",
@@ -26,7 +27,13 @@ SAMPLE_BATCH = 50_000
 
 def _streets(variant: Variant) -> list[int]:
     """Cards placed on each street after the first five (classic 1, Pineapple 2)."""
-    return [1] * 8 if variant is Variant.CLASSIC else [2] * 4
+    return [2] * 4 if variant.pineapple_deal else [1] * 8
+
+
+def deck_of(variant: Variant) -> np.ndarray:
+    """The codes of the variant's deck: 52 cards, twice with two decks, plus jokers."""
+    rules = ruleset_for_variant(variant)
+    return deck_codes(rules.jokers, rules.decks)
 
 
 def sample_hands(hands: int, players: int = 3, *, variant: Variant | str = Variant.PINEAPPLE,
@@ -36,7 +43,8 @@ def sample_hands(hands: int, players: int = 3, *, variant: Variant | str = Varia
 
     Args:
         hands: how many hands.
-        players: players per hand (2-3 for Pineapple variants, 2-4 for classic).
+        players: players per hand (2-3 for Pineapple variants, 2-4 for classic, more
+            with two decks: what the variant's deck deals).
         variant: the variant every hand is played under.
         seed: random seed; the same arguments give the same hands.
         streets: record every placement and discard (``streets`` table).
@@ -53,16 +61,17 @@ def sample_hands(hands: int, players: int = 3, *, variant: Variant | str = Varia
 def _sample(hands: int, first: int, players: int, variant: Variant, seed: int,
             with_streets: bool, fantasyland_share: float, site: str) -> CanonicalBatch:
     rng = np.random.default_rng([seed, first])
-    pineapple = variant is not Variant.CLASSIC
+    pineapple = variant.pineapple_deal
     dealt = 17 if pineapple else 13
     boards = hands * players
-    deck = rng.permuted(np.broadcast_to(np.arange(N_CARDS, dtype=np.int8), (hands, N_CARDS)),
-                        axis=1)
+    codes = deck_of(variant)
+    deck = rng.permuted(np.broadcast_to(codes, (hands, len(codes))), axis=1)
     cards = deck[:, :dealt * players].reshape(boards, dealt)
     record = np.repeat(np.arange(hands), players)
     seat = np.tile(np.arange(1, players + 1), hands)
     in_fl = rng.random(boards) < fantasyland_share
-    fl_cards = np.where(in_fl, rng.integers(14, 17, boards) if pineapple else 13, 0)
+    most = 18 if ruleset_for_variant(variant).jokers else 17  # Joker Ultimate deals 17
+    fl_cards = np.where(in_fl, rng.integers(14, most, boards) if pineapple else 13, 0)
     discards = np.where(in_fl, fl_cards - 13, 4 if pineapple else 0)
 
     raw_hands = pl.DataFrame({
@@ -100,6 +109,8 @@ def _sample(hands: int, first: int, players: int, variant: Variant, seed: int,
         pl.when(pl.col("fl_cards") >= 0).then(pl.col("fl_cards")).alias("fl_cards"),
         pl.when(pl.col("stacks") == 1).then(pl.lit("150.5")).alias("starting_stack"),
         pl.when(pl.col("stacks") == 1).then(pl.lit("12")).alias("collected"),
+        pl.when(pl.col("stacks") == 1).then(pl.lit("-7.25"))
+        .when(pl.col("stacks") == 2).then(pl.lit("3")).alias("reported_money"),
         pl.when(pl.col("discards").list.len() > 0).then(pl.col("discards")).alias("discards"),
     ).drop("stacks")
     raw_streets = _street_rows(cards, record, seat, in_fl, discards, variant, rng) \

@@ -78,12 +78,19 @@ SUMMARY_SEAT = (r"^Seat (?P<seat>\d+): (?P<player>.+?) \[(?P<top>[^\]]*)\]"
                 r"(?: discards \[(?P<discards>[^\]]*)\])?"
                 r"(?: (?P<result>won|lost) (?P<points>\d+) points?)?"
                 r"(?: \(royalties (?P<royalties>-?\d+)\))?"
-                r"(?: collected (?P<collected>-?[\d.]+))?$")
+                r"(?: collected (?P<collected>-?[\d.]+))?"
+                r"(?: net (?P<money>[+-]?[\d.]+))?$")
 VARIANT_LABELS = {
     Variant.CLASSIC: "Classic OFC",
     Variant.PINEAPPLE: "Pineapple OFC",
     Variant.PROGRESSIVE: "Progressive Pineapple OFC",
     Variant.ULTIMATE: "Ultimate Pineapple OFC",
+    Variant.JOKER_PINEAPPLE: "Joker Pineapple OFC",
+    Variant.JOKER_PROGRESSIVE: "Joker Progressive Pineapple OFC",
+    Variant.JOKER_ULTIMATE: "Joker Ultimate Pineapple OFC",
+    Variant.DOUBLE_DECK: "Double Deck OFC",
+    Variant.DOUBLE_DECK_PINEAPPLE: "Double Deck Pineapple OFC",
+    Variant.DEUCE_TO_SEVEN: "2-7 Pineapple OFC",
 }
 _SUMMARY_SEAT = re.compile(SUMMARY_SEAT)
 
@@ -362,7 +369,7 @@ def _raw_seats(seats: pl.DataFrame, summary: pl.DataFrame, fantasyland: pl.DataF
         pl.when(pl.col("result") == "lost").then(-points).otherwise(points)
         .alias("reported_points"),
         pl.col("royalties").cast(pl.Int64, strict=False).alias("reported_royalties"),
-        "collected",
+        "collected", pl.col("money").alias("reported_money"),
     )
     flagged = fantasyland.filter("matched").select(
         "record", "player", pl.lit(True).alias("in_fantasyland"),
@@ -516,6 +523,11 @@ def _hand_texts(batch: CanonicalBatch) -> pl.Series:
             .then(pl.format(" (royalties {})", "reported_royalties")).otherwise(pl.lit("")),
             pl.when(pl.col("collected").is_not_null())
             .then(pl.format(" collected {}", decimal_text("collected")))
+            .otherwise(pl.lit("")),
+            pl.when(pl.col("reported_money") > 0)
+            .then(pl.format(" net +{}", decimal_text("reported_money")))
+            .when(pl.col("reported_money").is_not_null())
+            .then(pl.format(" net {}", decimal_text("reported_money")))
             .otherwise(pl.lit("")),
         ]).str.join("\n").alias("_summary"),
     )

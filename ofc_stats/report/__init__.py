@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ofc_stats.analysis.score import resolve_scoring
+from ofc_stats.formats.canonical import variant_named
 from ofc_stats.report.data import (
     EmptyScopeError,
     NoScoredHandsError,
@@ -25,6 +26,7 @@ from ofc_stats.report.data import (
     ReportScope,
     UnknownPlayerError,
     UnknownTableError,
+    UnknownVariantError,
     load_report_data,
     parse_since,
 )
@@ -42,6 +44,7 @@ __all__ = [
     "ReportSummary",
     "UnknownPlayerError",
     "UnknownTableError",
+    "UnknownVariantError",
     "default_report_path",
     "write_report",
 ]
@@ -68,11 +71,11 @@ class ReportSummary:
 
 def default_report_path(player: str | None = None, table: str | None = None,
                         since: str | dt.date | dt.datetime | None = None,
-                        scoring: str | None = None) -> Path:
+                        scoring: str | None = None, *, variant: str | None = None) -> Path:
     """``reports/<player>.html``, ``reports/table-<table>.html`` (both:
-    ``reports/<player>-at-<table>.html``), or ``reports/overview.html``; a period
-    (``--since``) and a what-if scoring add ``-since-<date>`` and ``-<scoring>``, so
-    reports of different scopes never overwrite each other.
+    ``reports/<player>-at-<table>.html``), or ``reports/overview.html``; one variant's
+    adds ``-<variant>``, a period (``--since``) ``-since-<date>`` and a what-if scoring
+    ``-<scoring>``, so reports of different scopes never overwrite each other.
 
     A name is made safe for a file (lower case, anything but letters and digits a
     ``-``); if that changed it, a short hash of the exact name keeps two players'
@@ -88,11 +91,15 @@ def default_report_path(player: str | None = None, table: str | None = None,
     'reports/table-deneb-38a618.html'
     >>> default_report_path(since="2026-03-01T20:00+01:00", scoring="ultimate").as_posix()
     'reports/overview-since-2026-03-01t1900z-ultimate.html'
+    >>> default_report_path(variant="deuce-to-seven").as_posix()
+    'reports/overview-deuce-to-seven.html'
     """
     parts = ([] if player is None else [_file_name(player, "player")]) + (
         [] if table is None else [_file_name(table, "table")])
     name = ("overview" if not parts else "-at-".join(parts) if player is not None
             else f"table-{parts[0]}")
+    if variant is not None:
+        name += f"-{_file_name(variant, 'variant')}"
     moment = parse_since(since)
     if moment is not None:
         stamp = (moment.strftime("%Y-%m-%d") if moment.time() == dt.time(0)
@@ -112,13 +119,15 @@ def _file_name(name: str, fallback: str) -> str:
 
 def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None = None,
                  table: str | None = None, since: str | dt.date | dt.datetime | None = None,
-                 out: Path | str | None = None, scoring: str | None = None) -> ReportSummary:
+                 out: Path | str | None = None, scoring: str | None = None,
+                 variant: str | None = None) -> ReportSummary:
     """Write the HTML report of ``player`` (or of every player) and say what was written.
 
     Args:
         warehouse: a :class:`Warehouse`, or its folder (None: the default warehouse).
         player: the player to report on; None for an overview of every player.
         table: only this table's hands.
+        variant: only this variant's hands (``joker-ultimate``, ``deuce-to-seven``, ...).
         since: only hands from this date (midnight UTC) or moment on (ISO 8601, or as
             :func:`ofc_stats.util.moments.parse_moment` reads it: ``yesterday``, ``7d``).
         out: the HTML file; default :func:`default_report_path`. Folders are created, and
@@ -129,6 +138,7 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     Raises:
         NoScoredHandsError: nothing is scored yet (run ``ofc-stats score``).
         UnknownPlayerError, UnknownTableError: no such name among the scored hands.
+        UnknownVariantError: no scored hand of that variant.
         EmptyScopeError: the player, table and date select no hand.
         ReportError: ``since`` is not a date.
     """
@@ -136,12 +146,15 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     store = warehouse if isinstance(warehouse, Warehouse) else Warehouse.open(warehouse)
     chosen = resolve_scoring(store, scoring)
     moment = parse_since(since)
-    scope = ReportScope(player=player, table=table, since=moment, scoring=chosen)
+    if variant is not None:
+        variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
+    scope = ReportScope(player=player, table=table, since=moment, scoring=chosen,
+                        variant=variant)
     data = load_report_data(store, scope)
     charts = report_charts(data)
     page = render_page(data, charts, dt.datetime.now(dt.UTC)).encode("utf-8")
     target = (Path(out) if out is not None
-              else default_report_path(player, table, moment, chosen))
+              else default_report_path(player, table, moment, chosen, variant=variant))
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:

@@ -2,7 +2,7 @@
 
 Each dataset is one ``sql/report/<name>.sql`` file (a header comment says what it
 returns) run through :func:`ofc_stats.db.connect`, with the report's scope as
-``$player``, ``$table`` and ``$since`` and its bounds (points per series, players
+``$player``, ``$table``, ``$variant`` and ``$since`` and its bounds (points per series, players
 shown, ...) as further parameters. Every result is bounded by those parameters,
 never by the number of hands, so the page stays small however large the warehouse.
 Confidence intervals are computed here from the aggregates the SQL returns.
@@ -20,8 +20,10 @@ import duckdb
 import polars as pl
 
 from ofc_stats.db import NOTHING_SCORED, closest_names_hint, connect, report_sql, run_sql
+from ofc_stats.engine.rules import Variant
 from ofc_stats.errors import ExitCode, NotScoredError, OfcStatsError
 from ofc_stats.util.moments import MomentError, parse_moment
+from ofc_stats.util.suggest import alternatives, did_you_mean
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.config import read_config
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
@@ -44,6 +46,10 @@ class UnknownTableError(ReportError):
     """``--table`` names no table in the scored hands."""
 
 
+class UnknownVariantError(ReportError):
+    """``--variant`` names no variant of the scored hands."""
+
+
 class NoScoredHandsError(ReportError, NotScoredError):
     """The warehouse holds no scored hands (``ofc-stats score`` has not run)."""
 
@@ -56,17 +62,20 @@ class EmptyScopeError(ReportError):
 
 @dataclass(frozen=True)
 class ReportScope:
-    """Which hands a report covers: one player's or everyone's, optionally one table's,
-    from a moment on, under the default scoring or a stored what-if."""
+    """Which hands a report covers: one player's or everyone's, optionally one table's
+    or one variant's, from a moment on, under the default scoring or a stored what-if."""
 
     player: str | None = None
     table: str | None = None
     since: dt.datetime | None = None
     scoring: str = DEFAULT_SCORING
+    variant: str | None = None
 
     def describe(self) -> str:
         """The hands in words, e.g. ``hands of alice at table T1 since 2026-03-01``."""
         parts = ["hands"]
+        if self.variant is not None:
+            parts.insert(0, self.variant)
         if self.player is not None:
             parts.append(f"of {self.player}")
         if self.table is not None:
@@ -202,6 +211,14 @@ def _check_scope(connection: duckdb.DuckDBPyConnection, scope: ReportScope,
         error = UnknownPlayerError if kind == "player" else UnknownTableError
         raise error(f"no {kind} named {name!r} in the scored hands"
                     f"{closest_names_hint(connection, kind, name)}")
+    if scope.variant is not None and not summary["variant_known"]:
+        played = [str(row[0]) for row in connection.sql(
+            "SELECT DISTINCT variant FROM player_hands ORDER BY 1").fetchall()]
+        variants = [variant.value for variant in Variant]
+        raise UnknownVariantError(
+            f"--variant: no scored hands of variant {scope.variant!r} (variants: "
+            f"{alternatives(variants)}; in this warehouse: {', '.join(played)})"
+            f"{did_you_mean(scope.variant, variants)}")
     if not summary["player_hands"]:
         raise EmptyScopeError(f"no scored {scope.describe()}")
 
@@ -214,12 +231,14 @@ def load_report_data(warehouse: Warehouse, scope: ReportScope,
     Raises:
         NoScoredHandsError: nothing is scored yet.
         UnknownPlayerError, UnknownTableError: with the closest names, if any.
+        UnknownVariantError: no scored hand of that variant.
         EmptyScopeError: the scope holds no hand (e.g. ``since`` after the last one).
     """
     if limits is None:
         limits = OVERVIEW_LIMITS if scope.player is None else PLAYER_LIMITS
     values: dict[str, object] = {
         "player": scope.player, "table": scope.table, "since": scope.since,
+        "variant": scope.variant,
         "points": limits.points, "players_shown": limits.players_shown,
         "players_listed": limits.players_listed, "buckets": limits.buckets,
         "sessions_shown": limits.sessions_shown, "count": limits.biggest,

@@ -33,7 +33,7 @@ ROW_COLOURS = {Row.TOP: "#7c3aed", Row.MIDDLE: "#0891b2", Row.BOTTOM: "#d97706"}
 WON, TIED, LOST = "#16a34a", "#9ca3af", "#dc2626"
 # High card grey, pairs in blues, made hands warmer as they get rarer.
 CATEGORY_COLOURS = ["#d1d5db", "#bfdbfe", "#60a5fa", "#1d4ed8", "#6ee7b7", "#059669",
-                    "#f59e0b", "#dc2626", "#7c3aed"]
+                    "#f59e0b", "#dc2626", "#7c3aed", "#111827"]  # the last: five of a kind
 DIVERGING = [[0.0, "#b91c1c"], [0.5, "#f8fafc"], [1.0, "#15803d"]]
 GRID, ZERO_LINE, TEXT = "#e5e7eb", "#9ca3af", "#1f2937"
 FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif"
@@ -596,7 +596,8 @@ def categories_chart(data: ReportData) -> Chart:
     frame = data.categories
     caption = ("What each row ended as, in % of the boards (fouled boards included; "
                "incomplete ones left out). The top row holds three cards: high card, pair "
-               "or trips only.")
+               "or trips only. A joker counts as the card it became; five of a kind needs "
+               "two decks; a deuce-to-seven middle wants a high card (the low).")
     if data.overview:
         caption += " Every player's boards together."
     if frame.is_empty():

@@ -234,36 +234,63 @@ def overview_headline(data: ReportData) -> str:
 # --- boards --------------------------------------------------------------------------
 
 
-def card_html(text: str) -> str:
-    """One card as a small tile, its suit coloured (four-colour deck).
+def card_html(text: str, became: str | None = None) -> str:
+    """One card as a small tile, its suit coloured (four-colour deck); a joker shows
+    the card it ``became`` under a star.
 
     >>> card_html("Td")
     '<span class="card d">T♦</span>'
+    >>> card_html("Xj", became="Kh")
+    '<span class="card j h" title="joker, as K♥"><small>★</small>K♥</span>'
     """
     try:
         code = parse_card(text)
     except InvalidCardError:
         return f'<span class="card x">{escape(text)}</span>'
     if code >= len(RANKS) * len(SUITS):
-        return '<span class="card x" title="joker">★</span>'
+        try:
+            resolved = parse_card(became or "")
+        except InvalidCardError:
+            return '<span class="card x" title="joker">★</span>'
+        suit = SUITS[resolved % 4]
+        name = f"{RANKS[resolved // 4]}{SUIT_SYMBOLS[suit]}"
+        return (f'<span class="card j {suit}" title="joker, as {name}"><small>★</small>'
+                f'{name}</span>')
     suit = SUITS[code % 4]
     return f'<span class="card {suit}">{RANKS[code // 4]}{SUIT_SYMBOLS[suit]}</span>'
 
 
-def row_html(text: str | None, size: int) -> str:
+def row_html(text: str | None, size: int, jokers: Sequence[str] = ()) -> str:
     """A row's cards as players read them (quads before their kicker, pairs before the
-    rest, higher first), padded with empty slots to the row's size."""
+    rest, higher first; a joker where the card it became goes), padded with empty
+    slots to the row's size; ``jokers`` are the cards the row's jokers became, in order."""
     cards = (text or "").split()
-    tiles = [card_html(card) for card in display_order(cards)]
+    became = iter(jokers)
+    shown = [next(became, None) if card.lower() in ("xj", "jk", "joker") else None
+             for card in cards]
+    # Order the positions by the cards they show (a joker as the card it became).
+    order = display_order([str(index) for index in range(len(cards))],
+                          [became_card or card for became_card, card
+                           in zip(shown, cards, strict=True)])
+    tiles = [card_html(cards[int(index)], shown[int(index)]) for index in order]
     tiles += ['<span class="card e" title="empty slot"></span>'] * (size - len(cards))
     return f'<div class="cards">{"".join(tiles)}</div>'
 
 
+def _joker_cards_by_row(seat: dict[str, Any]) -> list[list[str]]:
+    """The cards a board's jokers became (``joker_cards``, board order), row by row."""
+    became = iter((seat.get("joker_cards") or "").split())
+    return [[next(became, "") for card in (seat[row.value] or "").split()
+             if card.lower() in ("xj", "jk", "joker")] for row in Row]
+
+
 def board_html(name: str, rows: Sequence[str | None], result: str, foot: str,
-               classes: str = "") -> str:
+               classes: str = "", jokers: Sequence[Sequence[str]] = ()) -> str:
     """One board drawn as cards: a head (name and result), its three rows (top, middle,
-    bottom) and a foot; ``rows`` may add a fourth, the cards thrown."""
-    drawn = "".join(row_html(text, row.size) for text, row in zip(rows, Row, strict=False))
+    bottom) and a foot; ``rows`` may add a fourth, the cards thrown; ``jokers``: per
+    row, the cards its jokers became."""
+    drawn = "".join(row_html(text, row.size, jokers[index] if index < len(jokers) else ())
+                    for index, (text, row) in enumerate(zip(rows, Row, strict=False)))
     if len(rows) > 3 and rows[3]:
         thrown = str(rows[3])
         drawn += (f'<div class="thrown" title="thrown">{row_html(thrown, len(thrown.split()))}'
@@ -289,11 +316,15 @@ def _hand_html(seats: pl.DataFrame) -> str:
             badges.append('<span class="badge foul">fouled</span>')
         if seat["problem"]:
             badges.append(f'<span class="badge foul">{escape(seat["problem"])}</span>')
+        if seat.get("capped"):
+            badges.append(f'<span class="badge cap" title="table stakes: the money was '
+                          f'capped at the stacks">capped {escape(signed(seat["money_capped"], 2))}'
+                          '</span>')
         result = f'<span class="{_tone(seat["points"])}">{escape(signed(seat["points"]))}</span>'
         boards.append(board_html(
             seat["player"], [seat[row.value] for row in Row], result,
             f'royalties {plain(seat["royalties"])} {"".join(badges)}',
-            "subject" if seat["player"] == subject else ""))
+            "subject" if seat["player"] == subject else "", _joker_cards_by_row(seat)))
     return (f'<article class="hand"><header><div class="hand-title">{title}</div>'
             f'<div class="hand-where">{_where(first)}</div></header>'
             f'<div class="boards">{"".join(boards)}</div></article>')
@@ -535,12 +566,15 @@ table.players tbody tr:hover { background: #f9fafb; }
   box-shadow: 0 1px 1px rgba(0,0,0,.06); }
 .card.e { border-style: dashed; background: transparent; box-shadow: none; }
 .card.x { color: var(--muted); font-size: 11px; }
+.card.j { background: #fef9c3; border-color: #ca8a04; flex-direction: column; gap: 0; }
+.card.j small { font-size: 9px; color: #a16207; line-height: 1; }
 .card.s, .suit-s { color: var(--spades); } .card.h, .suit-h { color: var(--hearts); }
 .card.d, .suit-d { color: var(--diamonds); } .card.c, .suit-c { color: var(--clubs); }
 .badge { display: inline-block; border-radius: 4px; padding: 0 5px; margin-left: 4px;
   font-size: 11px; }
 .badge.fl { background: #fef3c7; color: #92400e; }
 .badge.foul { background: #fee2e2; color: #991b1b; }
+.badge.cap { background: #e0e7ff; color: #3730a3; }
 .board.best { border-color: var(--won); box-shadow: 0 0 0 1px var(--won) inset; }
 .thrown { opacity: .55; border-top: 1px dashed var(--line); margin-top: 4px; }
 .misses { display: grid; grid-template-columns: repeat(auto-fill, minmax(480px, 1fr));

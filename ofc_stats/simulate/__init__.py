@@ -13,7 +13,7 @@ How players are modelled: ``docs/simulator.md``.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import numpy as np
 
@@ -29,6 +29,8 @@ from ofc_stats.simulate.config import (
 )
 from ofc_stats.simulate.records import canonical_batches, hand_times
 from ofc_stats.simulate.tables import (
+    STAKES_VARIANTS,
+    GroupResult,
     PlayerPool,
     TablePlan,
     plan_tables,
@@ -38,6 +40,7 @@ from ofc_stats.simulate.tables import (
 
 GROUP_HANDS = 100_000  # hands simulated together: bounds memory, keeps steps busy
 MIS_SCORE_AMOUNTS = np.array([1, 2, 3, 4, 6])
+MIS_PAID_CENTS = 100  # a room that pays a dollar to the wrong player
 
 
 class Simulation:
@@ -56,7 +59,7 @@ class Simulation:
         rng = np.random.default_rng(self._setup_seed)
         self.pool: PlayerPool = player_pool(config.pool_size, rng)
         self.tables: list[TablePlan] = plan_tables(config.hands, config.table_count,
-                                                   config.variants, rng)
+                                                   config.variants, rng, config.first_table)
         self.groups = _groups(self.tables)
         self._quotas = _spread_faults(config, self.groups, self.tables, rng)
         self.faults: list[Fault] = []
@@ -111,6 +114,8 @@ class Simulation:
                 f"{int(reported[boards[1]]):+d} (scorer {int(group.points[boards[1]]):+d})",
                 int(boards[0])))
             protected[hand] = True
+        paid = self._mis_paid(group, starts, protected, quota.get(FaultKind.MIS_PAID, 0),
+                              rng, fault, faults)
         # Gaps: never a table's first or last hand, nor a hand a fault needs.
         keep = np.ones(len(group.table), dtype=bool)
         first = times.sequence == 1
@@ -125,9 +130,44 @@ class Simulation:
         self.protected.update(hand_id(int(hand)) for hand in np.flatnonzero(protected & keep))
         for batch in canonical_batches(group, times, keep, reported, plans, self.pool,
                                        config.site_name, config.currency,
-                                       config.utc_offset_minutes, config.batch_hands):
+                                       config.utc_offset_minutes, config.batch_hands, paid):
             self.hands_written += batch.hands.height
             yield batch
+
+
+    def _mis_paid(self, group: GroupResult, starts: np.ndarray, protected: np.ndarray,
+                  count: int, rng: np.random.Generator, fault: FaultMaker,
+                  faults: list[Fault]) -> np.ndarray:
+        """The money the room reports (cents): the capped money, except in ``count``
+        hands at table stakes where it paid the uncapped money (where a cap applied)
+        or a dollar to the wrong player."""
+        paid = group.money.copy()
+        at_stakes = np.add.reduceat((group.stacks >= 0).astype(np.int64), starts[:-1]) > 0 \
+            if len(group.money) else np.zeros(0, dtype=bool)
+        capped = np.add.reduceat((group.money != group.money_uncapped).astype(np.int64),
+                                 starts[:-1]) > 0 if len(group.money) else at_stakes
+        # Hands where a cap applied first: the room's likeliest mistake is to ignore it.
+        chosen = _pick(at_stakes & capped & ~protected, count, rng)
+        chosen += _pick(at_stakes & ~capped & ~protected, count - len(chosen), rng)
+        for hand in sorted(chosen):
+            boards = np.arange(starts[hand], starts[hand + 1])
+            if (group.money[boards] != group.money_uncapped[boards]).any():
+                paid[boards] = group.money_uncapped[boards]
+                what = "paid the money without the table-stakes cap"
+            else:
+                pair = rng.choice(boards, 2, replace=False)
+                paid[pair[0]] += MIS_PAID_CENTS
+                paid[pair[1]] -= MIS_PAID_CENTS
+                what = "paid a dollar to the wrong player"
+            names = [self.pool.names[int(group.player[board])] for board in boards]
+            faults.append(fault(FaultKind.MIS_PAID, hand, f"{what}: " + ", ".join(
+                f"{name} paid {paid[board] / 100:+.2f}, owed {group.money[board] / 100:+.2f}"
+                for name, board in zip(names, boards, strict=True)), int(boards[0])))
+            protected[hand] = True
+        return paid
+
+
+FaultMaker = Callable[..., Fault]
 
 
 def _pick(candidates: np.ndarray, count: int, rng: np.random.Generator) -> list[int]:
@@ -163,11 +203,16 @@ def _spread_faults(config: SimulationConfig, groups: list[list[int]],
     """Record faults per group, drawn in proportion to the groups' hands."""
     weights = np.array([sum(tables[index].hands for index in group) for group in groups],
                        dtype=np.float64)
+    # Money is paid (and mis-paid) only at the tables played for table stakes.
+    at_stakes = np.array([tables[group[0]].variant in STAKES_VARIANTS for group in groups])
     quotas: list[dict[FaultKind, int]] = [{} for _ in groups]
     for kind, count in config.faults.items():
         if not kind.in_records:
             continue
-        for group in rng.choice(len(groups), size=count, p=weights / weights.sum()).tolist():
+        chances = weights * at_stakes if kind is FaultKind.MIS_PAID else weights
+        if not chances.sum():
+            continue
+        for group in rng.choice(len(groups), size=count, p=chances / chances.sum()).tolist():
             quotas[group][kind] = quotas[group].get(kind, 0) + 1
     return quotas
 

@@ -11,6 +11,7 @@ from types import MappingProxyType
 
 from ofc_stats.engine.rules import Variant
 from ofc_stats.errors import ExitCode, OfcStatsError
+from ofc_stats.util.suggest import alternatives, did_you_mean
 
 
 class SimulationError(OfcStatsError, ValueError):
@@ -24,6 +25,7 @@ class FaultKind(StrEnum):
 
     # In the records: found by auditing the hands (issue 5).
     MIS_SCORED = "mis-scored"  # reported points differ from the scorer's
+    MIS_PAID = "mis-paid"  # at table stakes, the money paid is not the capped money
     FL_UNEARNED = "fl-unearned"  # in Fantasyland without qualifying the hand before
     FL_MISSING = "fl-missing"  # qualified, but not in Fantasyland the next hand
     FL_CARDS = "fl-cards"  # in Fantasyland as due, with the wrong card count
@@ -46,14 +48,15 @@ class FaultKind(StrEnum):
         return self in RECORD_FAULTS
 
 
-RECORD_FAULTS = frozenset({FaultKind.MIS_SCORED, FaultKind.FL_UNEARNED, FaultKind.FL_MISSING,
-                           FaultKind.FL_CARDS, FaultKind.GAP})
+RECORD_FAULTS = frozenset({FaultKind.MIS_SCORED, FaultKind.MIS_PAID, FaultKind.FL_UNEARNED,
+                           FaultKind.FL_MISSING, FaultKind.FL_CARDS, FaultKind.GAP})
 FL_FAULTS = (FaultKind.FL_UNEARNED, FaultKind.FL_MISSING, FaultKind.FL_CARDS)
 # What ``ofc-stats audit`` reports for each fault ("": nothing; ingest sets the hand
 # aside or skips the copy). A hand lost to a file fault also shows as a gap when
 # its table's history goes on after it.
 AUDIT_KINDS: Mapping[FaultKind, str] = MappingProxyType({
-    FaultKind.MIS_SCORED: "points", FaultKind.FL_UNEARNED: "fl_unearned",
+    FaultKind.MIS_SCORED: "points", FaultKind.MIS_PAID: "money",
+    FaultKind.FL_UNEARNED: "fl_unearned",
     FaultKind.FL_MISSING: "fl_missing", FaultKind.FL_CARDS: "fl_cards",
     FaultKind.GAP: "gap", FaultKind.CORRUPT_CARD: "impossible",
     FaultKind.BROKEN_LINE: "", FaultKind.TRUNCATED: "",
@@ -65,7 +68,7 @@ DEFAULT_FAULT_COUNTS: Mapping[FaultKind, int] = MappingProxyType({
     FaultKind.MIS_SCORED: 3, FaultKind.FL_UNEARNED: 2, FaultKind.FL_MISSING: 2,
     FaultKind.FL_CARDS: 2, FaultKind.GAP: 3, FaultKind.CORRUPT_CARD: 2,
     FaultKind.BROKEN_LINE: 1, FaultKind.TRUNCATED: 1, FaultKind.DUPLICATE_IN_FILE: 2,
-    FaultKind.DUPLICATE_ACROSS_FILES: 2,
+    FaultKind.DUPLICATE_ACROSS_FILES: 2, FaultKind.MIS_PAID: 2,
 })
 
 
@@ -134,8 +137,10 @@ def parse_variants(names: Iterable[str]) -> tuple[Variant, ...]:
         try:
             variants.append(Variant(str(name).strip().lower()))
         except ValueError:
-            known = ", ".join(Variant)
-            raise SimulationError(f"unknown variant {name!r} (one of {known})") from None
+            known = [variant.value for variant in Variant]
+            raise SimulationError(f"--variant: unknown variant {name!r} (one of "
+                                  f"{alternatives(known)}){did_you_mean(str(name), known)}"
+                                  ) from None
     return tuple(variants)
 
 
@@ -159,6 +164,8 @@ class SimulationConfig:
         session_hands: average hands in a table session (about an hour of play).
         faults: how many faults of each kind to inject.
         batch_hands: hands per yielded batch.
+        first_table: the tables take their names from this one on (a second
+            simulation beside a first one names its tables apart).
     """
 
     seed: int = 0
@@ -173,6 +180,7 @@ class SimulationConfig:
     session_hands: int = 60
     faults: Mapping[FaultKind, int] = field(default_factory=dict)
     batch_hands: int = 20_000
+    first_table: int = 0
 
     def __post_init__(self) -> None:
         if self.hands < 1:

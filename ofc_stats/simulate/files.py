@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from ofc_stats.engine.rules import Variant
 from ofc_stats.formats import Format, FormatWriter, get_writer
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.simulate import Simulation
@@ -450,7 +451,8 @@ def read_faults(path: Path) -> list[Fault]:
 def write_simulation(config: SimulationConfig, folder: Path | str,
                      formats: Sequence[Format | str] | Format | str = Format.JSONL,
                      broken_file: str | None = None, compress: bool = False,
-                     manifest: bool = True) -> WrittenSimulation:
+                     manifest: bool = True, faults_file: str | None = FAULTS_FILE
+                     ) -> WrittenSimulation:
     """Simulate ``config`` and write it as hand-history files in ``folder``.
 
     Args:
@@ -464,6 +466,7 @@ def write_simulation(config: SimulationConfig, folder: Path | str,
         compress: gzip the table files (``.jsonl.gz``...).
         manifest: write ``.simulation.json`` (the settings and files), by which the
             next simulation written to ``folder`` replaces this one whole.
+        faults_file: the ground-truth file written beside them (None: none).
 
     Returns:
         The files, the faults (also written to ``faults.tsv``) and the hands written
@@ -486,7 +489,8 @@ def write_simulation(config: SimulationConfig, folder: Path | str,
     record_faults = [replace(fault, file=writer.hand_files.get(fault.hand_id, ""))
                      for fault in simulation.faults]
     faults = tuple(record_faults + writer.faults)
-    write_faults(folder / FAULTS_FILE, faults)
+    if faults_file is not None:
+        write_faults(folder / faults_file, faults)
     if manifest:
         _write_manifest(folder, config, chosen, writer)
     return WrittenSimulation(folder, tuple(writer.files), faults, writer.hands,
@@ -553,13 +557,23 @@ def _unknown_format(name: str) -> Format:
 
 
 # sample_data/: every variant and format, twelve players, every fault kind once or
-# more; the file faults in broken_hands.jsonl, the table files gzipped (size).
+# more; the file faults in broken_hands.jsonl, the table files gzipped (size). Two
+# simulations: the four classic and Pineapple games first (as they always were), then
+# the rooms' other games at six more tables, played for table stakes.
 SAMPLE_DATA_CONFIG = SimulationConfig(
     seed=2024, hands=3000, tables=8, players=12,
+    variants=(Variant.CLASSIC, Variant.PINEAPPLE, Variant.PROGRESSIVE, Variant.ULTIMATE),
     faults={FaultKind.MIS_SCORED: 3, FaultKind.FL_UNEARNED: 2, FaultKind.FL_MISSING: 2,
             FaultKind.FL_CARDS: 2, FaultKind.GAP: 3, FaultKind.CORRUPT_CARD: 2,
             FaultKind.BROKEN_LINE: 1, FaultKind.TRUNCATED: 1,
             FaultKind.DUPLICATE_IN_FILE: 1, FaultKind.DUPLICATE_ACROSS_FILES: 2})
+SAMPLE_GAMES_CONFIG = SimulationConfig(
+    seed=2024, hands=1200, tables=6, players=12, first_table=8,
+    variants=(Variant.JOKER_PINEAPPLE, Variant.JOKER_ULTIMATE, Variant.DOUBLE_DECK,
+              Variant.DOUBLE_DECK_PINEAPPLE, Variant.DEUCE_TO_SEVEN,
+              Variant.JOKER_PROGRESSIVE),
+    faults={FaultKind.MIS_PAID: 2, FaultKind.MIS_SCORED: 1, FaultKind.FL_CARDS: 1},
+    site=SAMPLE_DATA_CONFIG.site_name)  # the same room: one site in the sample data
 SAMPLE_BROKEN_FILE = "broken_hands"
 
 
@@ -573,12 +587,20 @@ def write_sample_data(folder: Path | str, formats: Sequence[Format | str] | None
             the first).
     """
     folder = Path(folder)
-    names = {table.code for table in Simulation(SAMPLE_DATA_CONFIG).tables}
+    names = {table.code for config in (SAMPLE_DATA_CONFIG, SAMPLE_GAMES_CONFIG)
+             for table in Simulation(config).tables}
     if folder.is_dir():
         for path in folder.iterdir():
             stem = path.name.split(".")[0].rsplit("-", 1)[0]
             if path.is_file() and (stem in names or path.name == FAULTS_FILE
                                    or path.name.startswith(SAMPLE_BROKEN_FILE + ".")):
                 path.unlink()
-    return write_simulation(SAMPLE_DATA_CONFIG, folder, formats or list(Format),
-                            broken_file=SAMPLE_BROKEN_FILE, compress=True, manifest=False)
+    first = write_simulation(SAMPLE_DATA_CONFIG, folder, formats or list(Format),
+                             broken_file=SAMPLE_BROKEN_FILE, compress=True, manifest=False,
+                             faults_file=None)
+    games = write_simulation(SAMPLE_GAMES_CONFIG, folder, formats or list(Format),
+                             compress=True, manifest=False, faults_file=None)
+    faults = first.faults + games.faults
+    write_faults(folder / FAULTS_FILE, faults)
+    return WrittenSimulation(folder, first.files + games.files, faults,
+                             first.hands + games.hands, first.site)

@@ -30,6 +30,13 @@ weaker player leaves more on the table, and the review can measure it.
 The model sees a player's later cards, which no real player does; the committed
 opening, the noise and the hope stand for what the player could not know.
 ``docs/simulator.md`` gives the resulting foul, Fantasyland and royalty rates.
+
+The other games: a joker is never discarded and is planned as an ace (the sort keys
+know no wild card), but every candidate is valued with its jokers resolved as the
+scorer resolves them; two decks need nothing more; a deuce-to-seven middle is filled
+with low cards of distinct ranks and the opening keeps the lowest two for it. The
+solver sets no Fantasyland hand holding a joker or a card twice, nor any with a
+deuce-to-seven middle: those are always set with the plans.
 """
 
 from __future__ import annotations
@@ -39,10 +46,10 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.engine.cards import NO_CARD
-from ofc_stats.engine.evaluate import ROYALTY_SHIFT, evaluate_rows
+from ofc_stats.engine.cards import JOKER, NO_CARD
 from ofc_stats.engine.fantasyland_solver import MAX_CARDS, score_against, solve_batch
-from ofc_stats.engine.scoring import RuleTables
+from ofc_stats.engine.rows import fantasyland_quality, middle_order, row_royalties
+from ofc_stats.engine.scoring import RuleTables, evaluate_boards
 
 I8 = npt.NDArray[np.int8]
 I16 = npt.NDArray[np.int16]
@@ -56,6 +63,9 @@ SLOT_ROW = np.array([BOTTOM] * 5 + [MIDDLE] * 5 + [TOP] * 3, dtype=np.int8)
 SLOT_OF_POSITION = np.array([8, 9, 10, 11, 12, 3, 4, 5, 6, 7, 0, 1, 2], dtype=np.int64)
 # The row of each board slot.
 BOARD_SLOT_ROW = np.array([TOP] * 3 + [MIDDLE] * 5 + [BOTTOM] * 5, dtype=np.int8)
+# The card a joker is planned as (the ace of spades); its value is never below this.
+JOKER_STAND_IN = 51
+JOKER_USEFULNESS = 1000.0
 
 NOISY_PLANS = 1
 
@@ -128,11 +138,13 @@ def _same_before(ranks: npt.NDArray[np.int32]) -> npt.NDArray[np.int32]:
     return before
 
 
-def _usefulness(cards: I8, street_ends: tuple[int, ...] | None = None) -> F32:
+def _usefulness(cards: I8, street_ends: tuple[int, ...] | None = None,
+                lowball: bool = False) -> F32:
     """How much each card helps the hand it is in (higher keeps it).
 
     With ``street_ends`` (a Pineapple deal), a card is judged against the cards
-    dealt up to the end of its own street; otherwise against all of them.
+    dealt up to the end of its own street; otherwise against all of them. With a
+    deuce-to-seven middle, a low card of a new rank is worth as much as a high one.
     """
     ranks = (cards >> 2).astype(np.int32)
     suits = (cards & 3).astype(np.int32)
@@ -146,20 +158,32 @@ def _usefulness(cards: I8, street_ends: tuple[int, ...] | None = None) -> F32:
             rank_count[:, start:end] = _counts(ranks, 13, end)[:, start:end]
             suit_count[:, start:end] = _counts(suits, 4, end)[:, start:end]
             start = end
+    if lowball:
+        # A ten or lower of a rank not yet seen: what the middle is made of (the lower,
+        # the better); the other cards as usual, without the suits (no flush wanted).
+        low = (ranks <= 8) & (rank_count == 1)
+        useful: F32 = (8.0 * (rank_count - 1) + np.where(low, 7.0 - 0.3 * ranks, 0.35 * ranks)
+                       ).astype(np.float32)
+        return useful
     return (8.0 * (rank_count - 1) + 1.5 * np.maximum(suit_count - 3, 0)
             + 0.35 * ranks).astype(np.float32)
 
 
 def _kept_cards(dealt: I8, skill: F32, pineapple_streets: bool, behaviour: Behaviour,
-                rng: np.random.Generator) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+                rng: np.random.Generator, lowball: bool = False
+                ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Indices into ``dealt`` of the 13 kept cards (B, 13) and of the discards (B, m-13)."""
     count, dealt_cards = dealt.shape
     if dealt_cards == 13:
         return np.broadcast_to(np.arange(13), (count, 13)), np.empty((count, 0), np.int64)
     noise = _lerp(skill, behaviour.discard_noise_weak, behaviour.discard_noise_strong)
     street_ends = tuple(range(5, dealt_cards + 1, 3)) if pineapple_streets else None
-    value = (_usefulness(dealt, street_ends)
+    is_joker = dealt >= JOKER
+    value = (_usefulness(np.where(is_joker, np.int8(JOKER_STAND_IN), dealt), street_ends,
+                         lowball)
              + rng.standard_normal(dealt.shape, dtype=np.float32) * noise[:, None])
+    if is_joker.any():
+        value = np.where(is_joker, np.float32(JOKER_USEFULNESS), value)
     if pineapple_streets:
         # One discard from each street of three after the first five cards.
         streets = value[:, 5:].reshape(count, -1, 3)
@@ -173,9 +197,13 @@ def _kept_cards(dealt: I8, skill: F32, pineapple_streets: bool, behaviour: Behav
 
 
 # Plans: (bottom key, middle key, card forced on top); keys index _plan_keys' bases
-# (group, low pair down, flush, straight, noisy groups...), tops its top options
-# (none, best pair, trips, best single card).
+# (group, low pair down, flush, straight, noisy groups..., low distinct cards), tops its
+# top options (none, best pair, trips, best single card).
 GROUP, LOW_PAIR, FLUSH, STRAIGHT, NOISY = 0, 1, 2, 3, 4
+LOWBALL = NOISY + NOISY_PLANS  # the first of the deuce-to-seven middle's keys
+# A 2-7 middle takes distinct ranks in one of these orders of preference (2 first):
+# the plain lowest, and orders that pass over a 6, a 5 or a 4 to dodge a straight.
+LOW_ORDERS = ("23456789TJQKA", "2345789T6JQKA", "23478596TJQKA", "235784T69JQKA")
 PLANS = (
     *((bottom, middle, 0) for bottom, middle in (
         (GROUP, GROUP), (LOW_PAIR, GROUP), (FLUSH, GROUP), (STRAIGHT, GROUP),
@@ -188,11 +216,12 @@ PLAN_MIDDLE = np.array([plan[1] for plan in PLANS])
 PLAN_TOP = np.array([plan[2] for plan in PLANS])
 
 
-def _plan_keys(cards: I8, skill: F32, behaviour: Behaviour, rng: np.random.Generator
+def _plan_keys(cards: I8, skill: F32, behaviour: Behaviour, rng: np.random.Generator,
+               lowball: bool = False, committed: I8 | None = None
                ) -> tuple[I16, I16, npt.NDArray[np.bool_]]:
     """Sort values of every plan (B, plans, 13) for the bottom and the middle (lower
     sorts first: the key inverted, the card index in the low four bits), and the
-    cards each plan forces on top."""
+    cards each plan forces on top; a deuce-to-seven middle takes low distinct ranks."""
     count = cards.shape[0]
     ranks = cards.astype(np.int32) >> 2
     suits = cards.astype(np.int32) & 3
@@ -224,6 +253,16 @@ def _plan_keys(cards: I8, skill: F32, behaviour: Behaviour, rng: np.random.Gener
     for _ in range(NOISY_PLANS):
         jitter = rng.standard_normal((count, 13), dtype=np.float32) * noise[:, None]
         keys.append(group + jitter.astype(np.int32))
+    if lowball:
+        # A rank already in the middle, or twice among the cards that may go there,
+        # would pair the low: only its first such card is wanted.
+        open_to_middle = (committed < 0) | (committed == MIDDLE) if committed is not None \
+            else np.ones(ranks.shape, dtype=bool)
+        elsewhere = 13 + np.arange(13)  # a rank of its own for a card held elsewhere
+        repeated = _same_before(np.where(open_to_middle, ranks, elsewhere)) > 0
+        for order in LOW_ORDERS:
+            place_of = np.array([order.index(rank) for rank in "23456789TJQKA"])
+            keys.append(np.where(repeated, 0, 200 - place_of[ranks] * 12))
     bases = np.clip(np.stack(keys, axis=1), 0, 255).astype(np.int16)  # (B, bases, 13)
     packed = ((255 - bases) << 4) | np.arange(13, dtype=np.int16)
 
@@ -237,19 +276,24 @@ def _plan_keys(cards: I8, skill: F32, behaviour: Behaviour, rng: np.random.Gener
         (ranks == trips_rank) & (same_before < 3) & (trips_rank >= 0),
         (ranks == single_rank) & (single_rank >= 0),
     ], axis=1)
-    return packed[:, PLAN_BOTTOM], packed[:, PLAN_MIDDLE], tops[:, PLAN_TOP]
+    middle = (LOWBALL + np.arange(len(PLANS)) % len(LOW_ORDERS)) if lowball else PLAN_MIDDLE
+    return packed[:, PLAN_BOTTOM], packed[:, middle], tops[:, PLAN_TOP]
 
 
-def _opening_rows(opening: I8, rng: np.random.Generator, behaviour: Behaviour) -> I8:
+def _opening_rows(opening: I8, rng: np.random.Generator, behaviour: Behaviour,
+                  lowball: bool = False) -> I8:
     """Rows of the first five cards, set knowing only those five: (B, 5).
 
     Rank groups and three or more of a suit go to the bottom, single cards fill
-    bottom, middle and top from high to low. Now and then a player chases
-    Fantasyland: a pair of queens or better goes on top, or a lone queen or better
-    does (and the low card meant for the top goes to the middle).
+    bottom, middle and top from high to low (a deuce-to-seven middle takes the two
+    lowest). Now and then a player chases Fantasyland: a pair of queens or better goes
+    on top, or a lone queen or better does (and the low card meant for the top goes to
+    the middle).
     """
     ranks = opening.astype(np.int32) >> 2
     rank_count = _counts(ranks, 13)
+    if lowball:
+        return _lowball_opening_rows(ranks, rank_count, rng, behaviour)
     suit_count = _counts(opening.astype(np.int32) & 3, 4)
     key = (rank_count >= 2) * 100 + (suit_count >= 3) * 50 + ranks
     order = np.argsort(-key, axis=1, kind="stable")
@@ -269,6 +313,22 @@ def _opening_rows(opening: I8, rng: np.random.Generator, behaviour: Behaviour) -
     rows[lanes] = np.where(rows[lanes] == TOP, np.int8(MIDDLE), rows[lanes])
     rows[lanes, best[lanes]] = TOP
     return rows.astype(np.int8)
+
+
+def _lowball_opening_rows(ranks: npt.NDArray[np.int32], rank_count: npt.NDArray[np.int32],
+                          rng: np.random.Generator, behaviour: Behaviour) -> I8:
+    """The first five cards with a deuce-to-seven middle: up to three cards of ten or
+    lower of distinct ranks (the lowest; of a pair, one) start the middle, the rest go
+    to the bottom; now and then a pair of kings or aces goes on top (Fantasyland)."""
+    low = (ranks <= 8) & (_same_before(ranks) == 0)
+    # Rank the low cards from the lowest: the first three go to the middle.
+    order = np.argsort(np.where(low, ranks, 99), axis=1, kind="stable")
+    place = np.empty_like(order)
+    np.put_along_axis(place, order, np.broadcast_to(np.arange(5), order.shape), axis=1)
+    rows = np.where(low & (place < 3), np.int8(MIDDLE), np.int8(BOTTOM)).astype(np.int8)
+    chase = ((rank_count == 2) & (ranks >= 11)
+             & (rng.random(len(ranks)) < behaviour.top_pair_chase)[:, None])
+    return np.where(chase, np.int8(TOP), rows).astype(np.int8)
 
 
 def _fill_order(bottom_keys: I16, middle_keys: I16, on_top: npt.NDArray[np.bool_],
@@ -316,38 +376,47 @@ def place(dealt: I8, skill: F32, rules: RuleTables, *, pineapple_streets: bool,
         Each dealt card's row and the final boards.
     """
     count = dealt.shape[0]
-    kept_index, _ = _kept_cards(dealt, skill, pineapple_streets, behaviour, rng)
+    kept_index, _ = _kept_cards(dealt, skill, pineapple_streets, behaviour, rng, rules.lowball)
     kept = np.take_along_axis(dealt, kept_index, axis=1)
+    planned = np.where(kept >= JOKER, np.int8(JOKER_STAND_IN), kept)  # a joker as an ace
     committed = np.full((count, 13), -1, dtype=np.int8)
     if not in_fantasyland:
         # The first five dealt cards are always kept, as kept cards 0-4.
-        committed[:, :5] = _opening_rows(kept[:, :5], rng, behaviour)
-    bottom_keys, middle_keys, on_top = _plan_keys(kept, skill, behaviour, rng)
+        committed[:, :5] = _opening_rows(planned[:, :5], rng, behaviour, rules.lowball)
+    bottom_keys, middle_keys, on_top = _plan_keys(planned, skill, behaviour, rng,
+                                                  rules.lowball, committed)
     plans = bottom_keys.shape[1]
     # (B, plans, 13): the kept card at each board position of each plan.
-    order = _fill_order(bottom_keys, middle_keys, on_top, committed)
+    if rules.lowball:
+        # A deuce-to-seven middle picks its low cards first, the bottom then takes the
+        # strongest of the rest: fill with the two rows' roles swapped, then swap back.
+        swapped = np.where(committed == BOTTOM, np.int8(MIDDLE),
+                           np.where(committed == MIDDLE, np.int8(BOTTOM), committed))
+        order = _fill_order(middle_keys, bottom_keys, on_top, swapped)
+        order = np.concatenate([order[..., 5:10], order[..., 0:5], order[..., 10:13]], axis=2)
+    else:
+        order = _fill_order(bottom_keys, middle_keys, on_top, committed)
     arranged = np.take_along_axis(np.broadcast_to(kept[:, None, :], order.shape), order, axis=2)
     flat = arranged.reshape(count * plans, 13).T  # (13, B*plans), by position
-    bottom = evaluate_rows(np.ascontiguousarray(flat[0:5])).reshape(count, plans)
-    middle = evaluate_rows(np.ascontiguousarray(flat[5:10])).reshape(count, plans)
-    top = evaluate_rows(np.ascontiguousarray(flat[10:13])).reshape(count, plans)
-
-    fouled = (top > middle) | (middle > bottom)
-    royalties = (rules.royalty_top[top >> ROYALTY_SHIFT]
-                 + rules.royalty_middle[middle >> ROYALTY_SHIFT]
-                 + rules.royalty_bottom[bottom >> ROYALTY_SHIFT]).astype(np.float32)
+    # Board order (top, middle, bottom) from the sorted positions (bottom first).
+    boards_of_plans = np.ascontiguousarray(np.concatenate([flat[10:13], flat[5:10], flat[0:5]]))
+    top, middle, bottom, fouled = evaluate_boards(boards_of_plans, rules)
+    top_points, middle_points, bottom_points = row_royalties(top, middle, bottom, rules)
+    # As int16 and then float32: the same numbers, in the same arithmetic, as before.
+    royalties = (top_points + middle_points + bottom_points).astype(np.float32).reshape(
+        count, plans)
+    # What each candidate would earn for the next hand, as if it stood.
+    quality = fantasyland_quality(top, middle, bottom, np.ones(len(top), dtype=bool), rules)
     if in_fantasyland:
-        bonus = ((top >= rules.stay_top) | (middle >= rules.stay_middle)
-                 | (bottom >= rules.stay_bottom)) * np.float32(behaviour.stay_value)
+        bonus = quality.stay.reshape(count, plans) * np.float32(behaviour.stay_value)
     else:
-        # Cards the entry would deal (0: no entry); thresholds ascend.
-        cards_next = np.zeros(top.shape, dtype=np.float32)
-        for strength, cards in zip(rules.entry_strengths.tolist(),
-                                   rules.entry_cards.tolist(), strict=True):
-            cards_next[top >= strength] = cards
+        cards_next = quality.entry_cards.reshape(count, plans).astype(np.float32)
         bonus = np.where(cards_next > 0,
                          behaviour.fantasyland_value + 2.0 * (cards_next - 14), 0.0)
-    strength = (top + middle + bottom).astype(np.float32) / np.float32(1 << 20)
+    top, middle, bottom = (row.reshape(count, plans) for row in (top, middle, bottom))
+    fouled = fouled.reshape(count, plans)
+    strength = (top + middle_order(middle, rules) + bottom).astype(np.float32) / np.float32(
+        1 << 20)
     value = royalties + bonus.astype(np.float32) + behaviour.strength_weight * strength
     # A board that fouls is worth what it would have earned had it held, weighted by
     # the player's hope that it would, against the cost of the foul.
@@ -366,6 +435,17 @@ def place(dealt: I8, skill: F32, rules: RuleTables, *, pineapple_streets: bool,
     return Placement(rows=rows, boards=np.ascontiguousarray(boards.T))
 
 
+def solvable(dealt: I8, rules: RuleTables) -> npt.NDArray[np.bool_]:
+    """Which Fantasyland hands the solver can set: no joker, no card dealt twice (two
+    decks) and a middle ranked high (not deuce-to-seven)."""
+    if rules.lowball:
+        return np.zeros(len(dealt), dtype=bool)
+    ordered = np.sort(dealt, axis=1)
+    unsolvable: npt.NDArray[np.bool_] = ((ordered >= JOKER).any(axis=1)
+                                         | (ordered[:, 1:] == ordered[:, :-1]).any(axis=1))
+    return ~unsolvable
+
+
 def place_fantasyland(dealt: I8, skill: F32, rules: RuleTables, *, rng: np.random.Generator,
                       behaviour: Behaviour = BEHAVIOUR) -> Placement:
     """Set ``B`` Fantasyland boards, dealt all at once (``dealt``: (B, m), m = 13-17).
@@ -373,13 +453,15 @@ def place_fantasyland(dealt: I8, skill: F32, rules: RuleTables, *, rng: np.rando
     Each player finds the exact best setting with a chance interpolated by ``skill``
     from ``behaviour.finds_best_weak`` to ``finds_best_strong``; the others set it with
     the candidate plans of :func:`place` at a skill of at least
-    ``behaviour.fantasyland_skill``.
+    ``behaviour.fantasyland_skill``. So are the hands the solver cannot set
+    (:func:`solvable`: jokers, a card dealt twice, a deuce-to-seven middle).
     """
     floor = behaviour.fantasyland_skill
     placed = place(dealt, (floor + (1 - floor) * skill).astype(np.float32), rules,
                    pineapple_streets=False, in_fantasyland=True, rng=rng, behaviour=behaviour)
-    finds = np.flatnonzero(rng.random(len(dealt))
-                           < _lerp(skill, behaviour.finds_best_weak, behaviour.finds_best_strong))
+    finds = np.flatnonzero((rng.random(len(dealt))
+                            < _lerp(skill, behaviour.finds_best_weak, behaviour.finds_best_strong))
+                           & solvable(dealt, rules))
     if not len(finds):
         return placed
     cards = np.full((len(finds), MAX_CARDS), NO_CARD, dtype=np.int8)

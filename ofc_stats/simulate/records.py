@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
+from decimal import Decimal
 
 import numpy as np
 import numpy.typing as npt
@@ -13,6 +14,7 @@ import polars as pl
 from ofc_stats.engine.boards import card_frame, row_text_exprs
 from ofc_stats.engine.cards import card_names_expr
 from ofc_stats.engine.rules import Variant
+from ofc_stats.engine.stakes import MICROS_PER_CENT
 from ofc_stats.formats.canonical import CanonicalBatch, content_hash
 from ofc_stats.simulate.placement import DISCARD
 from ofc_stats.simulate.tables import GroupResult, PlayerPool, TablePlan
@@ -78,19 +80,32 @@ def hand_times(group: GroupResult, start: datetime, rng: np.random.Generator) ->
 def canonical_batches(group: GroupResult, times: TimedHands, keep: npt.NDArray[np.bool_],
                       reported_points: npt.NDArray[np.int32], plans: list[TablePlan],
                       pool: PlayerPool, site: str, currency: str, utc_offset_minutes: int,
-                      batch_hands: int) -> Iterator[CanonicalBatch]:
-    """The group's kept hands as canonical batches of at most ``batch_hands`` hands."""
+                      batch_hands: int, reported_money: npt.NDArray[np.int64] | None = None
+                      ) -> Iterator[CanonicalBatch]:
+    """The group's kept hands as canonical batches of at most ``batch_hands`` hands
+    (``reported_money``: what the room paid, in cents; by default the capped money)."""
     kept = np.flatnonzero(keep)
     board_starts = np.searchsorted(group.hand, np.arange(len(group.table) + 1))
+    money = group.money if reported_money is None else reported_money
     for first in range(0, len(kept), batch_hands):
         hands = kept[first:first + batch_hands]
-        yield _batch(group, times, hands, board_starts, reported_points, plans, pool, site,
-                     currency, utc_offset_minutes)
+        yield _batch(group, times, hands, board_starts, reported_points, money, plans, pool,
+                     site, currency, utc_offset_minutes)
+
+
+def _money(values: npt.NDArray[np.int64], unit: int, known: npt.NDArray[np.bool_]
+           ) -> pl.Series:
+    """Exact money from integers counting ``unit`` millionths, as decimals; null where
+    not ``known``."""
+    scaled = pl.Series(values * unit).cast(pl.Decimal(38, 0)) * pl.lit(Decimal("0.000001"))
+    column = pl.select(scaled.cast(SEATS_SCHEMA["starting_stack"])).to_series()
+    return pl.select(pl.when(pl.Series(known)).then(column)).to_series()
 
 
 def _batch(group: GroupResult, times: TimedHands, hands: I64, board_starts: I64,
-           reported_points: npt.NDArray[np.int32], plans: list[TablePlan], pool: PlayerPool,
-           site: str, currency: str, utc_offset_minutes: int) -> CanonicalBatch:
+           reported_points: npt.NDArray[np.int32], reported_money: npt.NDArray[np.int64],
+           plans: list[TablePlan], pool: PlayerPool, site: str, currency: str,
+           utc_offset_minutes: int) -> CanonicalBatch:
     variant = plans[int(group.table[hands[0]])].variant
     counts = board_starts[hands + 1] - board_starts[hands]
     boards = np.repeat(board_starts[hands] - np.concatenate([[0], np.cumsum(counts)[:-1]]),
@@ -147,8 +162,10 @@ def _batch(group: GroupResult, times: TimedHands, hands: I64, board_starts: I64,
         "discards": discard_text.to_series(),
         "reported_points": reported_points[boards],
         "reported_royalties": group.royalties[boards],
-        "starting_stack": pl.repeat(None, len(boards), dtype=pl.String, eager=True),
+        "starting_stack": _money(group.stacks[boards], 1, group.stacks[boards] >= 0),
         "collected": pl.repeat(None, len(boards), dtype=pl.String, eager=True),
+        "reported_money": _money(reported_money[boards], MICROS_PER_CENT,
+                                 group.stacks[boards] >= 0),
     }).hstack(board_codes)
     streets_frame = _streets(group, boards, board_record, hand_id_of_board, site, variant)
     hands_frame = hands_frame.with_columns(
@@ -173,7 +190,7 @@ def _streets(group: GroupResult, boards: I64, board_record: I64, hand_ids: pl.Se
     bottom, then the discard (the order the formats write a street in)."""
     dealt = group.dealt[boards]
     rows = group.rows[boards]
-    normal_streets = CLASSIC_STREETS if variant is Variant.CLASSIC else PINEAPPLE_STREETS
+    normal_streets = PINEAPPLE_STREETS if variant.pineapple_deal else CLASSIC_STREETS
     street = np.where(group.in_fl[boards][:, None], np.int8(1), normal_streets[None, :])
     valid = dealt >= 0
     board_of, position = np.nonzero(valid)

@@ -12,6 +12,11 @@ plays Fantasyland), the deck is shuffled and dealt, the boards are set
 (:mod:`ofc_stats.simulate.placement`), scored (:func:`score_batch`) and who plays
 Fantasyland next, with how many cards, is read off the scorer's ``fl_entry``,
 ``fl_stay`` and ``fl_cards_next``, except where a Fantasyland fault is injected.
+
+The deck is the variant's (jokers, two decks). Tables of the rooms' games (jokers,
+double deck, 2-7) play for table stakes: a player sits down with 40 to 150 points'
+worth of money, tops up below 10 points' worth, and each hand's money is capped at
+the stacks (:mod:`ofc_stats.engine.stakes`); the stacks and what the room paid are recorded.
 """
 
 from __future__ import annotations
@@ -22,8 +27,10 @@ from decimal import Decimal
 import numpy as np
 import numpy.typing as npt
 
-from ofc_stats.engine.rules import Variant, get_ruleset
+from ofc_stats.engine.cards import deck_codes
+from ofc_stats.engine.rules import Variant, get_ruleset, ruleset_for_variant
 from ofc_stats.engine.scoring import RuleTables, compile_rules, score_batch
+from ofc_stats.engine.stakes import MICROS_PER_CENT, MICROS_PER_UNIT, hand_money
 from ofc_stats.simulate.config import FaultKind
 from ofc_stats.simulate.placement import place, place_fantasyland
 
@@ -32,10 +39,13 @@ I32 = npt.NDArray[np.int32]
 I64 = npt.NDArray[np.int64]
 Bools = npt.NDArray[np.bool_]
 
-DEAL_SIZE = {Variant.CLASSIC: 13}  # cards dealt to a player outside Fantasyland
-PINEAPPLE_DEAL = 17
-MAX_SEATS = {Variant.CLASSIC: 4}
-PINEAPPLE_SEATS = 3
+PINEAPPLE_DEAL = 17  # the most cards a player is dealt (Pineapple; a 17-card Fantasyland)
+# The rooms' games, played for table stakes: stacks recorded, money capped at them.
+STAKES_VARIANTS = frozenset({
+    Variant.JOKER_PINEAPPLE, Variant.JOKER_PROGRESSIVE, Variant.JOKER_ULTIMATE,
+    Variant.DOUBLE_DECK, Variant.DOUBLE_DECK_PINEAPPLE, Variant.DEUCE_TO_SEVEN})
+BUY_IN_POINTS = (40, 80, 150)  # a stack sits down with this many points' worth
+TOP_UP_BELOW_POINTS = 10
 LINEUP_CHANGE_CHANCE = 1 / 30  # per hand, when nobody is due Fantasyland
 MAX_EXTENSION = 60  # hands a session may run over to play out Fantasyland
 
@@ -59,12 +69,13 @@ NAME_ENDS = (
 
 def deal_size(variant: Variant) -> int:
     """Cards a player is dealt in a normal hand of ``variant``."""
-    return DEAL_SIZE.get(variant, PINEAPPLE_DEAL)
+    return variant.cards_per_player
 
 
 def max_seats(variant: Variant) -> int:
-    """Seats at a table of ``variant``."""
-    return MAX_SEATS.get(variant, PINEAPPLE_SEATS)
+    """Seats at a table of ``variant``: as many as its deck deals (4 classic, 3
+    Pineapple; 8 and 6 with two decks)."""
+    return ruleset_for_variant(variant).max_players
 
 
 @dataclass(frozen=True)
@@ -103,16 +114,18 @@ class TablePlan:
 
 
 def plan_tables(hands: int, tables: int, variants: tuple[Variant, ...],
-                rng: np.random.Generator) -> list[TablePlan]:
-    """Split ``hands`` over ``tables`` tables (unevenly), variants in turn."""
+                rng: np.random.Generator, first_table: int = 0) -> list[TablePlan]:
+    """Split ``hands`` over ``tables`` tables (unevenly), variants in turn; the tables
+    are named from the ``first_table``-th name on."""
     share = rng.uniform(0.6, 1.4, tables)
     counts = np.floor(share / share.sum() * hands).astype(np.int64)
     counts[: hands - int(counts.sum())] += 1
     plans = []
     for index in range(tables):
-        base = TABLE_NAMES[index % len(TABLE_NAMES)]
-        number = index // len(TABLE_NAMES) + 1
-        name = base if tables <= len(TABLE_NAMES) else f"{base} {number}"
+        named = first_table + index
+        base = TABLE_NAMES[named % len(TABLE_NAMES)]
+        number = named // len(TABLE_NAMES) + 1
+        name = base if first_table + tables <= len(TABLE_NAMES) else f"{base} {number}"
         plans.append(TablePlan(
             name=name, code=name.lower().replace(" ", ""),
             variant=variants[index % len(variants)],
@@ -130,7 +143,9 @@ class GroupResult:
     order: ``hand``, ``seat`` (1-based), ``player`` (pool index), ``turn`` (position
     in the action order), ``in_fl``, ``fl_cards`` (-1 outside Fantasyland),
     ``dealt`` and ``rows`` (card codes in dealt order and where each went, -1
-    padded to 17), ``boards`` (13 codes), ``points``, ``royalties``.
+    padded to 17), ``boards`` (13 codes), ``points``, ``royalties``; at tables played
+    for table stakes ``stacks`` (millionths, -1 elsewhere), ``money`` (what the room
+    paid, cents: capped) and ``money_uncapped`` (cents).
     ``faults``: (kind, hand, board, details) of the Fantasyland faults injected.
     """
 
@@ -151,6 +166,9 @@ class GroupResult:
     points: I32
     royalties: npt.NDArray[np.int16]
     faults: list[tuple[FaultKind, int, int, str]]
+    stacks: I64
+    money: I64
+    money_uncapped: I64
 
 
 def _session_lengths(plans: list[TablePlan], session_hands: int, rng: np.random.Generator
@@ -195,9 +213,11 @@ def simulate_group(plans: list[TablePlan], variant: Variant, pool: PlayerPool,
                    session_hands: int, quota: dict[FaultKind, int],
                    rng: np.random.Generator) -> GroupResult:
     """Play every session of ``plans`` (tables of one variant) to the end."""
-    rules = compile_rules(get_ruleset(variant.value))
+    ruleset = get_ruleset(variant.value)
+    rules = compile_rules(ruleset)
     seats_at_table = max_seats(variant)
     per_player = deal_size(variant)
+    deck_template = deck_codes(ruleset.jokers, ruleset.decks)
     lane_table, lane_length, lane_final = _session_lengths(plans, session_hands, rng)
     lanes = len(lane_table)
 
@@ -212,6 +232,11 @@ def simulate_group(plans: list[TablePlan], variant: Variant, pool: PlayerPool,
     in_fl = np.zeros((lanes, seats_at_table), dtype=bool)
     fl_cards = np.full((lanes, seats_at_table), -1, dtype=np.int8)
     button = _random_pick(seated >= 0, rng)
+    stakes = variant in STAKES_VARIANTS
+    # Money per point of each lane's table, in millionths; stacks (-1: nobody there).
+    lane_value = np.array([int(plans[int(t)].point_value * MICROS_PER_UNIT)
+                           for t in lane_table.tolist()], dtype=np.int64)
+    stacks = np.full((lanes, seats_at_table), -1, dtype=np.int64)
     hold = np.zeros(lanes, dtype=bool)  # keep the line-up: a fault needs the next hand
     done = np.zeros(lanes, dtype=bool)
     targets = {kind: sorted(rng.integers(0, session_hands, count).tolist())
@@ -228,10 +253,15 @@ def simulate_group(plans: list[TablePlan], variant: Variant, pool: PlayerPool,
         lineup = seated[active]
         fl_now = in_fl[active] & (lineup >= 0)
         anyone_fl = np.asarray(fl_now.any(axis=1), dtype=bool)
+        joined = lineup >= 0
         if step > 0:
+            before = lineup
             lineup = _change_lineups(lineup, ~anyone_fl & ~hold[active], pool, rng)
             seated[active] = lineup
+            joined = lineup != before
         occupied = lineup >= 0
+        if stakes:
+            stacks[active] = _buy_in(stacks[active], occupied, joined, lane_value[active], rng)
         # The button moves to the next occupied seat, except on Fantasyland hands.
         moving = ~anyone_fl if step > 0 else np.zeros(len(active), dtype=bool)
         lane_button = button[active]
@@ -243,8 +273,8 @@ def simulate_group(plans: list[TablePlan], variant: Variant, pool: PlayerPool,
         # Action order: clockwise from the seat left of the button.
         turn_of_seat = (seat_numbers[None, :] - lane_button[:, None] - 1) % seats_at_table
 
-        deck = rng.permuted(np.broadcast_to(np.arange(52, dtype=np.int8),
-                                            (len(active), 52)), axis=1)
+        deck = rng.permuted(np.broadcast_to(deck_template,
+                                            (len(active), len(deck_template))), axis=1)
         board_lane, board_seat = np.nonzero(occupied)  # (lane, seat) order
         count = len(board_lane)
         dealt = np.full((count, PINEAPPLE_DEAL), -1, dtype=np.int8)
@@ -279,6 +309,15 @@ def simulate_group(plans: list[TablePlan], variant: Variant, pool: PlayerPool,
         starts = np.concatenate([[0], np.cumsum(per_hand)]).astype(np.int64)
         scores, _ = score_batch(boards, starts, rules, in_fantasyland=board_fl,
                                 fl_cards=board_fl_cards)
+        board_stacks = stacks[active][board_lane, board_seat]
+        if stakes:
+            money = hand_money(scores.points, starts, lane_value[active][board_lane],
+                               board_stacks, table_stakes=True)
+            paid = money.capped
+            uncapped = (money.money + MICROS_PER_CENT // 2) // MICROS_PER_CENT
+            stacks[active[board_lane], board_seat] += paid * MICROS_PER_CENT
+        else:
+            paid = uncapped = np.zeros(count, dtype=np.int64)
         next_fl = scores.fl_entry | scores.fl_stay
         next_cards = scores.fl_cards_next.copy()
 
@@ -290,7 +329,7 @@ def simulate_group(plans: list[TablePlan], variant: Variant, pool: PlayerPool,
                 continue
             chosen = _inject_fantasyland_fault(kind, due, next_fl, next_cards, board_fl,
                                                will_continue, per_hand[board_lane],
-                                               per_player, rules, rng)
+                                               per_player, len(deck_template), rules, rng)
             for board, details in chosen:
                 lane = int(active[board_lane[board]])
                 hold[lane] = True
@@ -319,10 +358,23 @@ def simulate_group(plans: list[TablePlan], variant: Variant, pool: PlayerPool,
             "turn": turn_of_seat[board_lane, board_seat].astype(np.int8),
             "in_fl": board_fl, "fl_cards": board_fl_cards, "dealt": dealt, "rows": rows,
             "boards": np.ascontiguousarray(boards.T), "points": scores.points,
-            "royalties": scores.royalties,
+            "royalties": scores.royalties, "stacks": board_stacks, "money": paid,
+            "money_uncapped": uncapped,
         })
         step += 1
     return _assemble(hand_parts, board_parts, pending_faults, lane_table, plans)
+
+
+def _buy_in(stacks: I64, occupied: Bools, new: Bools, point_value: I64,
+            rng: np.random.Generator) -> I64:
+    """Stacks (millionths) after players sit down with a buy-in and short stacks top up;
+    empty seats hold -1."""
+    value = point_value[:, None]
+    buy_in = np.array(BUY_IN_POINTS, dtype=np.int64)[rng.integers(0, len(BUY_IN_POINTS),
+                                                                  stacks.shape)] * value
+    short = occupied & (stacks < TOP_UP_BELOW_POINTS * value)
+    stacks = np.where(occupied & (new | short), np.maximum(stacks, buy_in), stacks)
+    return np.where(occupied, stacks, np.int64(-1))
 
 
 def _change_lineups(lineup: I32, allowed: Bools, pool: PlayerPool, rng: np.random.Generator
@@ -368,8 +420,8 @@ def _fantasyland_deal(deck: I8, lanes: I64, seats: I64, cards: int, per_player: 
 
 def _inject_fantasyland_fault(kind: FaultKind, due: int, next_fl: Bools, next_cards: I8,
                               board_fl: Bools, will_continue: Bools, hand_players: I64,
-                              per_player: int, rules: RuleTables, rng: np.random.Generator
-                              ) -> list[tuple[int, str]]:
+                              per_player: int, deck_size: int, rules: RuleTables,
+                              rng: np.random.Generator) -> list[tuple[int, str]]:
     """Break the Fantasyland chain of up to ``due`` boards; returns (board, details)."""
     first_count = int(rules.entry_cards[0])
     if kind is FaultKind.FL_UNEARNED:
@@ -378,8 +430,8 @@ def _inject_fantasyland_fault(kind: FaultKind, due: int, next_fl: Bools, next_ca
         eligible = next_fl & will_continue
     else:
         # A wrong count needs a spare card: pineapple always has them; classic
-        # only below four players.
-        spare = (per_player != 13) | (hand_players < 4)
+        # only below the deck's full table.
+        spare = (per_player != 13) | (hand_players * per_player < deck_size)
         eligible = next_fl & will_continue & (next_cards > 0) & spare
     candidates = np.flatnonzero(eligible)
     if not len(candidates):
@@ -459,4 +511,7 @@ def _assemble(hand_parts: list[dict[str, np.ndarray]], board_parts: list[dict[st
         points=boards["points"][keep_board].astype(np.int32),
         royalties=boards["royalties"][keep_board].astype(np.int16),
         faults=faults,
+        stacks=boards["stacks"][keep_board].astype(np.int64),
+        money=boards["money"][keep_board].astype(np.int64),
+        money_uncapped=boards["money_uncapped"][keep_board].astype(np.int64),
     )

@@ -12,8 +12,7 @@ from __future__ import annotations
 import polars as pl
 
 from ofc_stats.engine.boards import CARD_COLUMNS, CATEGORY
-
-MONEY = pl.Decimal(18, 6)
+from ofc_stats.engine.boards import MONEY as MONEY  # every table's money: exact decimals
 
 # -- what ingest stores --------------------------------------------------------------
 
@@ -42,6 +41,7 @@ SEATS_SCHEMA = pl.Schema({
     "variant": pl.String(),
     "table": pl.String(),
     "started_at": pl.Datetime("us", "UTC"),
+    "point_value": MONEY,  # the hand's: with the stacks, what table stakes read
     "seat": pl.Int8(),
     "player": pl.String(),
     "in_fantasyland": pl.Boolean(),
@@ -56,6 +56,7 @@ SEATS_SCHEMA = pl.Schema({
     "reported_royalties": pl.Int32(),
     "starting_stack": MONEY,
     "collected": MONEY,
+    "reported_money": MONEY,  # net money won (+) or lost (-) in the hand, as reported
 })
 
 STREETS_SCHEMA = pl.Schema({
@@ -129,7 +130,8 @@ PLAYER_HANDS_SCHEMA = pl.Schema({
     # The seat's, so that queries per player, table or time need no join.
     **{name: SEATS_SCHEMA[name] for name in (
         "site", "hand_id", "variant", "table", "started_at", "seat", "player",
-        "in_fantasyland", "fl_cards", "reported_points", "reported_royalties")},
+        "in_fantasyland", "fl_cards", "reported_points", "reported_royalties",
+        "reported_money")},
     # The scorer's columns (ofc_stats.engine.boards.PLAYER_SCORE_COLUMNS).
     "fouled": pl.Boolean(),
     "royalties_top": pl.Int16(),
@@ -157,6 +159,10 @@ PLAYER_HANDS_SCHEMA = pl.Schema({
     "top_strength": pl.Int32(),
     "middle_strength": pl.Int32(),
     "bottom_strength": pl.Int32(),
+    "joker_cards": pl.String(),  # what each joker stood for, in board order
+    "money": MONEY,  # points times the point value
+    "money_capped": pl.Decimal(18, 2),  # capped at the stacks, where table stakes hold
+    "capped": pl.Boolean(),  # the cap changed the money
     "opponents": pl.Int8(),
     "problem": pl.String(),
     # Written as polars categories (dictionary-encoded text):

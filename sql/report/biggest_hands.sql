@@ -6,6 +6,7 @@ WITH scoped AS (
     SELECT site, hand_id, player, points, started_at
     FROM player_hands
     WHERE ($table IS NULL OR "table" = $table)
+      AND ($variant IS NULL OR variant = $variant)
       AND ($since IS NULL OR started_at >= $since)
       AND ($player IS NULL OR player = $player)
 ),
@@ -40,7 +41,8 @@ picked AS (
 )
 SELECT p.kind, p.place, p.subject, p.subject_points, ph.site, ph.hand_id, ph."table",
        ph.started_at, ph.variant, ph.seat, ph.player, s.top, s.middle, s.bottom,
-       ph.points, ph.royalties, ph.fouled, ph.in_fantasyland, ph.fl_next,
+       ph.points, ph.royalties, ph.fouled, ph.in_fantasyland, ph.fl_next, ph.joker_cards,
+       ph.money, ph.money_capped, ph.capped,
        ph.top_category, ph.middle_category, ph.bottom_category, ph.problem
 FROM picked p
 JOIN player_hands ph USING (site, hand_id)

@@ -4,6 +4,7 @@ WITH scoped AS (
     SELECT top_category, middle_category, bottom_category
     FROM player_hands
     WHERE ($table IS NULL OR "table" = $table)
+      AND ($variant IS NULL OR variant = $variant)
       AND ($since IS NULL OR started_at >= $since)
       AND ($player IS NULL OR player = $player)
       AND problem IS NULL

@@ -6,6 +6,7 @@ WITH scoped AS (
     SELECT started_at, in_fantasyland, fl_entry, fl_stay
     FROM player_hands
     WHERE ($table IS NULL OR "table" = $table)
+      AND ($variant IS NULL OR variant = $variant)
       AND ($since IS NULL OR started_at >= $since)
       AND ($player IS NULL OR player = $player)
 ),

@@ -12,6 +12,7 @@ WITH pairs AS (
            sum(bottom_result) AS bottom_net
     FROM matchups
     WHERE ($table IS NULL OR "table" = $table)
+      AND ($variant IS NULL OR variant = $variant)
       AND ($since IS NULL OR started_at >= $since)
       AND CASE WHEN $player IS NULL
                THEN list_contains($shown, player) AND list_contains($shown, opponent)

@@ -13,6 +13,7 @@ SELECT player,
        count(*) FILTER (WHERE bottom_result = -1) AS bottom_lost
 FROM matchups
 WHERE ($table IS NULL OR "table" = $table)
+  AND ($variant IS NULL OR variant = $variant)
   AND ($since IS NULL OR started_at >= $since)
   AND list_contains($shown, player)
 GROUP BY player

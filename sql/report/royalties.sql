@@ -11,6 +11,7 @@ SELECT player,
        100.0 * avg((royalties_bottom > 0)::INTEGER) AS bottom_pct
 FROM player_hands
 WHERE ($table IS NULL OR "table" = $table)
+  AND ($variant IS NULL OR variant = $variant)
   AND ($since IS NULL OR started_at >= $since)
   AND list_contains($shown, player)
 GROUP BY player

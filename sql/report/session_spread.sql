@@ -6,6 +6,7 @@ WITH per_session AS (
     SELECT player, site, "table", session_number, count(*) AS hands, sum(points) AS points
     FROM player_sessions
     WHERE ($table IS NULL OR "table" = $table)
+      AND ($variant IS NULL OR variant = $variant)
       AND ($since IS NULL OR started_at >= $since)
       AND list_contains($shown, player)
     GROUP BY player, site, "table", session_number

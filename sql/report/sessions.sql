@@ -13,6 +13,7 @@ WITH per_session AS (
     FROM player_sessions
     WHERE player = $player
       AND ($table IS NULL OR "table" = $table)
+      AND ($variant IS NULL OR variant = $variant)
       AND ($since IS NULL OR started_at >= $since)
     GROUP BY site, "table", session_number
 ),

@@ -8,6 +8,7 @@ WITH scoped AS (
            opponents
     FROM player_hands
     WHERE ($table IS NULL OR "table" = $table)
+      AND ($variant IS NULL OR variant = $variant)
       AND ($since IS NULL OR started_at >= $since)
       AND list_contains($shown, player)
 ),
@@ -19,6 +20,7 @@ hand_royalties AS (
     SELECT site, hand_id, sum(royalties) AS hand_royalties
     FROM player_hands
     WHERE ($table IS NULL OR "table" = $table)
+      AND ($variant IS NULL OR variant = $variant)
       AND ($since IS NULL OR started_at >= $since)
     GROUP BY site, hand_id
 ),

@@ -16,7 +16,8 @@ SELECT * EXCLUDE (starts_session),
                                  ORDER BY started_at, hand_id) AS session_number
 FROM gaps;
 
--- sessions: one row per player session, with its results in points and money.
+-- sessions: one row per player session, with its results in points and money (capped at
+-- the stacks where table stakes hold: player_hands.money_capped).
 CREATE OR REPLACE VIEW sessions AS
 SELECT ps.player, ps.site, ps."table", ps.session_number,
        min(ps.started_at) AS started_at, max(ps.started_at) AS ended_at,
@@ -26,7 +27,7 @@ SELECT ps.player, ps.site, ps."table", ps.session_number,
        sum(ps.royalties) AS royalties,
        sum(ps.fouled::INTEGER) AS fouls,
        sum(ps.in_fantasyland::INTEGER) AS fantasyland_hands,
-       sum(ps.points * h.point_value) AS money,
+       sum(coalesce(ps.money_capped, ps.points * h.point_value)) AS money,
        any_value(h.currency) AS currency
 FROM player_sessions ps
 LEFT JOIN hands h USING (site, hand_id)
