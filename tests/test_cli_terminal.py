@@ -57,9 +57,23 @@ def test_stats_fits_the_terminal_with_names_and_numbers_whole(
         cells = line.split()
         # The columns a player reads first, each value whole.
         for column in ("hands", "points", "points_per_hand", "foul_pct"):
-            assert str(row[column]) in cells, (column, line)
+            # A float may be padded to its column's decimals (9.2 as 9.20), never cut.
+            assert any(cell == str(row[column]) or (
+                isinstance(row[column], float) and float(cell) == row[column]
+                and cell.startswith(str(row[column]))) for cell in cells
+                if cell.lstrip("-").replace(".", "", 1).isdigit()), (column, line)
     assert "more columns" in output  # what was left out is named
     assert "--wide" in output
+
+
+def test_a_float_column_has_the_same_decimals_on_every_row(
+        sample_warehouse: Warehouse) -> None:
+    output = at(120, "stats", "--columns", "player,foul_pct", warehouse=sample_warehouse)[0]
+    decimals = {len(line.split()[-1].split(".")[1]) for line in table_lines(output)[2:]}
+    assert len(decimals) == 1  # the points line up
+    csv = at(None, "stats", "--columns", "player,foul_pct", "--format", "csv",
+             warehouse=sample_warehouse)[0]
+    assert len({len(line.split(",")[1].split(".")[1]) for line in csv.splitlines()[1:]}) > 1
 
 
 @pytest.mark.parametrize("width", WIDTHS)

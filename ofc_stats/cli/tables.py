@@ -82,6 +82,22 @@ def cell_text(value: object) -> str:
     return str(value)
 
 
+def same_decimals(cells: list[str]) -> list[str]:
+    """A float column's cells with as many decimals each as the longest has, so that
+    the points line up (``1.3`` beside ``2.403`` as ``1.300``); a column holding an
+    exponent or no decimals is left as it is.
+
+    >>> same_decimals(["2.403", "1.3", "", "0.0", "nan"])
+    ['2.403', '1.300', '', '0.000', 'nan']
+    """
+    numbers = [cell for cell in cells if cell and cell[-1].isdigit()]
+    if not numbers or any("e" in cell.lower() or "." not in cell for cell in numbers):
+        return cells
+    decimals = max(len(cell.split(".")[1]) for cell in numbers)
+    return [cell + "0" * (decimals - len(cell.split(".")[1])) if cell in numbers else cell
+            for cell in cells]
+
+
 def selected_columns(frame: pl.DataFrame, columns: str | None) -> list[str]:
     """The columns ``--columns a,b,c`` names, in that order.
 
@@ -147,6 +163,8 @@ def _columns(frame: pl.DataFrame, names: Sequence[str], view: View) -> list[_Col
         series = frame[name]
         cells = [cell_text(value) for value in series.to_list()]
         numeric = series.dtype.is_numeric()
+        if series.dtype.is_float():
+            cells = same_decimals(cells)
         wraps = name not in view.whole_lines and (name in view.wrap or (
             not numeric and any(len(cell) > LONG_TEXT and len(cell.split()) > 1
                                 for cell in cells)))
