@@ -375,3 +375,12 @@ def test_wide_characters_count_as_two_columns(sample_warehouse: Warehouse) -> No
     assert all(cell_len(line) <= 40 for line in output.splitlines())
     assert "日本語の名前プレーヤー" in output
     assert "12345" in output
+
+
+def test_a_variant_is_taken_as_histories_write_it(sample_warehouse: Warehouse) -> None:
+    named = at(None, "query", "win_rates", "-p", "variant=2-7", "--format", "csv",
+               warehouse=sample_warehouse)
+    assert named[2] == 0, named[1]
+    assert named[0] == at(None, "query", "win_rates", "-p", "variant=deuce-to-seven",
+                          "--format", "csv", warehouse=sample_warehouse)[0]
+    assert len(named[0].splitlines()) > 1

@@ -22,6 +22,7 @@ import polars as pl
 
 from ofc_stats.db.scope import explain_empty
 from ofc_stats.db.sql import QueryError, connect, run_sql
+from ofc_stats.formats.canonical import variant_named
 from ofc_stats.util.moments import parse_moment
 from ofc_stats.util.sql_files import sql_folder
 from ofc_stats.util.suggest import did_you_mean
@@ -166,6 +167,9 @@ def query_warehouse(warehouse: Warehouse, sql_or_name: str,
     connection = connect(warehouse, session_gap_minutes=session_gap_minutes, scoring=scoring)
     try:
         if sql_or_name in named_queries():
+            if values and isinstance(values.get("variant"), str):
+                # "Joker Ultimate", "2-7": the variant as histories write it
+                values = {**values, "variant": variant_named(str(values["variant"]))}
             frame = run_named(connection, sql_or_name, values)
             if frame.is_empty() and values:
                 explain_empty(connection, values, given_as)
