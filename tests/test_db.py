@@ -263,7 +263,7 @@ def test_ingest_keeps_the_duckdb_file_in_step(tmp_path: Path) -> None:
         with duckdb.connect(str(warehouse / DATABASE_FILE), read_only=True) as connection:
             return connection.execute("SELECT count(*) FROM hands").fetchone()
 
-    first = ingest([data / "aldebaran.jsonl.gz"], warehouse)
+    first = ingest([data / "hadar.jsonl.gz"], warehouse)
     assert stored_hands() == (first.hands_stored,)  # before any score
     second = ingest([data / "betelgeuse.txt.gz"], warehouse)
     assert second.hands_stored > 0

@@ -15,12 +15,19 @@ runner = CliRunner()
 
 def test_the_benchmark_reads_back_every_hand_of_every_format() -> None:
     result = benchmark_formats(hands=150, players=3, streets=True, batch_hands=64)
-    assert [row.format for row in result.formats] == [fmt.value for fmt in Format]
+    # fpdb-3's database is measured beside its files.
+    assert [row.format for row in result.formats] == [*(fmt.value for fmt in Format),
+                                                      "fpdb-db"]
     for row in result.formats:
         assert (row.hands, row.problems) == (150, 0)
         assert row.read_hands_per_second > 0
         assert row.read_megabytes_per_second > 0
         assert row.read_peak_memory_mb > 0
+    # Against the stack's own parse of the same JSON, where there is one.
+    ratios = {row.format: row.ceiling_ratio for row in result.formats}
+    assert ratios["text"] is None
+    assert all(ratios[name] is not None and ratios[name] > 0  # type: ignore[operator]
+               for name in ("jsonl", "fpdb", "fpdb-db"))
 
 
 def test_bench_formats_prints_figures_per_format() -> None:

@@ -40,10 +40,15 @@ NOT_CARRIED: dict[Format, dict[str, tuple[str, ...]]] = {
     Format.JSONL: {},
     Format.TEXT: {},
     Format.CSV: {"streets": ("*",), "hands": ("has_streets",)},
-    Format.FPDB: {"hands": ("ruleset", "button_seat", "point_value", "currency"),
-                  "seats": ("point_value",)},
+    # fpdb-3 writes times in UTC, and its hand object cannot tell Progressive or
+    # Ultimate from Pineapple: they read back as Pineapple (the content hash, which
+    # covers the variant, follows). It has no stakes and no net money per seat.
+    Format.FPDB: {"hands": ("ruleset", "button_seat", "point_value", "currency",
+                            "utc_offset_minutes", "content_hash"),
+                  "seats": ("point_value", "reported_money")},
 }
 SOURCE_COLUMNS = ("source_file", "source_line")
+FPDB_VARIANTS = {"progressive": "pineapple", "ultimate": "pineapple"}
 
 
 def reader_for(fmt: Format, chunk_bytes: int | None = None) -> FormatReader:
@@ -72,6 +77,8 @@ def write(fmt: Format, batches: Iterable[CanonicalBatch]) -> bytes:
 
 def comparable(batch: CanonicalBatch, fmt: Format, table: str) -> pl.DataFrame:
     frame: pl.DataFrame = getattr(batch, table)
+    if fmt is Format.FPDB and "variant" in frame.columns:
+        frame = frame.with_columns(pl.col("variant").replace(FPDB_VARIANTS))
     dropped = NOT_CARRIED[fmt].get(table, ())
     if table == "hands":
         dropped = (*dropped, *SOURCE_COLUMNS)

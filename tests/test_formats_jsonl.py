@@ -215,3 +215,27 @@ def test_a_line_with_only_the_required_fields_reads_as_version_1() -> None:
 def test_sniff_rates_native_lines_high() -> None:
     assert READER.sniff(lines(hand("h1"))) >= 90
     assert READER.sniff(b"Hand #1: ...") == 0
+
+
+def test_streets_placing_a_card_twice_are_set_aside_and_the_hand_kept() -> None:
+    # One deck is dealt: a card placed (or discarded) twice in the streets cannot be;
+    # the final boards can still be scored, so the hand is stored without streets.
+    twice = hand("h2", streets=[
+        {"street": 1, "seat": 1, "placed": {"top": ["6s"], "middle": ["Td", "Ts"]}},
+        {"street": 2, "seat": 1, "placed": {"top": ["6c"]}, "discarded": ["Td"]},
+        {"street": 1, "seat": 2, "placed": {"bottom": ["Ks", "6s"]}}])
+    batch = read_all(Format.JSONL, lines(EXAMPLE, twice))
+    assert batch.hands.select("hand_id", "has_streets").rows() == [
+        ("2026-03-01-0042", True), ("h2", False)]
+    assert set(batch.streets["hand_id"]) == {"2026-03-01-0042"}
+    problem = assert_problem(batch.problems, "streets", "2 cards placed twice in the streets",
+                             line=2, hand_id="h2")
+    assert "(6s: seat 1 street 1 top, seat 2 street 1 bottom)" in problem["reason"]
+
+
+def test_a_seat_number_past_what_is_stored_is_a_seat_problem() -> None:
+    far = hand("h2", players=[{**IVEY, "seat": 300}, dict(HELLMUTH)])
+    batch = read_all(Format.JSONL, lines(far, hand("h3")))
+    assert batch.hands["hand_id"].to_list() == ["h3"]
+    assert_problem(batch.problems, "seat", "seat 300 is not a seat number (-128 to 127)",
+                   line=1, hand_id="h2")

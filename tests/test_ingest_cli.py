@@ -59,6 +59,17 @@ def test_ingest_prints_a_summary_and_exits_0(tmp_path: Path) -> None:
         "  nothing new: every file is as it was when last imported"]
 
 
+def test_score_after_the_import(tmp_path: Path) -> None:
+    path = history(tmp_path / "a.jsonl", "h1", "h2")
+    result = runner.invoke(app, ["ingest", str(path), "-w", str(tmp_path / "wh"), "--score"])
+    assert result.exit_code == 0, result.output
+    assert "2 good hands read: 2 stored" in result.stdout
+    assert "scored 2 hands (4 player-hands" in result.stdout
+    strict = runner.invoke(app, ["ingest", str(path), "--watch", "--strict"])
+    assert strict.exit_code == 2
+    assert "ofc-stats: error: --strict: does not go with --watch" in strict.stderr
+
+
 def test_a_terminal_gets_a_progress_bar_on_stderr(tmp_path: Path) -> None:
     path = history(tmp_path / "a.jsonl", "h1", "h2")
     result = runner.invoke(app, ["ingest", str(path), "-w", str(tmp_path / "wh")],

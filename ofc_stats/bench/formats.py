@@ -8,15 +8,20 @@ with ``hands``.
 
 from __future__ import annotations
 
+import sqlite3
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+import polars as pl
+
 from ofc_stats.engine.rules import Variant
-from ofc_stats.formats import BATCH_HANDS, Format, get_reader, get_writer
+from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch, get_reader, get_writer
+from ofc_stats.formats.fpdb_database import read_database, write_database
 from ofc_stats.formats.samples import sample_hands
+from ofc_stats.util.duckdb_connection import duckdb_cursor
 from ofc_stats.util.memory import peak_memory_mb, resident_mb, sampled_peak
 
 
@@ -36,6 +41,14 @@ class FormatFigures:
     write_hands_per_second: float
     read_peak_memory_mb: float
     read_memory_growth_mb: float  # peak while reading minus the size before: the reader's own
+    # The stack alone on the same bytes, where there is such a thing: DuckDB parsing
+    # every JSON object (plus, for fpdb-3's database, sqlite3 fetching every row).
+    ceiling_seconds: float | None = None
+
+    @property
+    def ceiling_ratio(self) -> float | None:
+        """How many times the stack's own parse the read took."""
+        return self.read_seconds / self.ceiling_seconds if self.ceiling_seconds else None
 
 
 @dataclass(frozen=True)
@@ -53,7 +66,61 @@ class FormatsBenchmark:
 
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""
-        return asdict(self)
+        values = asdict(self)
+        for row, figures in zip(values["formats"], self.formats, strict=True):
+            row["ceiling_ratio"] = figures.ceiling_ratio
+        return values
+
+
+DATABASE = "fpdb-db"  # fpdb-3's SQLite database, measured beside the fpdb files
+
+
+def _json_ceiling(path: Path) -> float:
+    """Seconds DuckDB takes to parse every JSON object of a file (one per line)."""
+    connection = duckdb_cursor()
+    try:
+        started = time.perf_counter()
+        connection.execute("SELECT count(json_valid(json)) FROM read_json_objects(?, "
+                           "format = 'newline_delimited', maximum_object_size = 1073741824)",
+                           [str(path)]).fetchall()
+        return time.perf_counter() - started
+    finally:
+        connection.close()
+
+
+def _database_ceiling(path: Path) -> float:
+    """Seconds sqlite3 takes to fetch every ``rawJson``, and DuckDB to parse them."""
+    started = time.perf_counter()
+    with sqlite3.connect(path) as connection:
+        texts = [row[0] for row in connection.execute("SELECT rawJson FROM HttpOFCHands")]
+    parser = duckdb_cursor()
+    try:
+        parser.register("texts", pl.DataFrame({"text": texts}))
+        parser.execute("SELECT count(json_valid(text)) FROM texts").fetchall()
+    finally:
+        parser.close()
+    return time.perf_counter() - started
+
+
+def _measure(fmt: str, path: Path, hands: int, written: float,
+             read: Callable[[], Iterator[ReadBatch]], ceiling: float | None) -> FormatFigures:
+    """Read ``path`` through ``read`` once, sampling memory, and figure it all."""
+    size = path.stat().st_size
+    count, problems = 0, 0
+    before = resident_mb()
+    with sampled_peak() as peak:
+        started, cpu = time.perf_counter(), time.process_time()
+        for part in read():
+            count += part.batch.hands.height
+            problems += part.batch.problems.height
+        seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+    return FormatFigures(
+        format=fmt, hands=count, problems=problems, megabytes=size / 1e6,
+        write_seconds=written, read_seconds=seconds, read_cpu_seconds=cpu,
+        read_megabytes_per_second=size / 1e6 / seconds,
+        read_hands_per_second=count / seconds, write_hands_per_second=hands / written,
+        read_peak_memory_mb=peak[0], read_memory_growth_mb=peak[0] - before,
+        ceiling_seconds=ceiling)
 
 
 def benchmark_formats(hands: int = 100_000, players: int = 3,
@@ -80,22 +147,26 @@ def benchmark_formats(hands: int = 100_000, players: int = 3,
             with open(path, "wb") as stream:
                 get_writer(fmt).write([batch], stream)
             written = time.perf_counter() - started
-            size = path.stat().st_size
-            read, problems = 0, 0
-            before = resident_mb()
-            with sampled_peak() as peak, open(path, "rb") as stream:
-                started, cpu = time.perf_counter(), time.process_time()
-                for part in get_reader(fmt).read(stream, path.name, batch_hands=batch_hands):
-                    read += part.batch.hands.height
-                    problems += part.batch.problems.height
-                seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
+            ceiling = _json_ceiling(path) if fmt in (Format.JSONL, Format.FPDB) else None
+
+            def read_file(fmt: Format = fmt, path: Path = path) -> Iterator[ReadBatch]:
+                with open(path, "rb") as stream:
+                    yield from get_reader(fmt).read(stream, path.name, batch_hands=batch_hands)
+
+            results.append(_measure(fmt.value, path, hands, written, read_file, ceiling))
             path.unlink()
-            results.append(FormatFigures(
-                format=fmt.value, hands=read, problems=problems, megabytes=size / 1e6,
-                write_seconds=written, read_seconds=seconds, read_cpu_seconds=cpu,
-                read_megabytes_per_second=size / 1e6 / seconds,
-                read_hands_per_second=read / seconds, write_hands_per_second=hands / written,
-                read_peak_memory_mb=peak[0], read_memory_growth_mb=peak[0] - before))
+            if fmt is Format.FPDB:  # and fpdb-3's database, read in place
+                path = Path(folder) / "bench.db3"
+                started = time.perf_counter()
+                write_database([batch], path)
+                written = time.perf_counter() - started
+
+                def read_rows(path: Path = path) -> Iterator[ReadBatch]:
+                    return read_database(path, batch_hands=batch_hands)
+
+                results.append(_measure(DATABASE, path, hands, written, read_rows,
+                                        _database_ceiling(path)))
+                path.unlink()
     return FormatsBenchmark(hands=hands, players=players, variant=str(Variant(variant)),
                             streets=streets, batch_hands=batch_hands,
                             generate_seconds=generated, formats=results,

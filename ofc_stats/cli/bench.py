@@ -87,10 +87,12 @@ def bench_formats(
                f"{result.batch_hands:,}")
     for row in result.formats:
         typer.echo(
-            f"  {row.format:6s} {row.megabytes:7.1f} MB  read {row.read_megabytes_per_second:6.1f}"
+            f"  {row.format:7s} {row.megabytes:7.1f} MB  read {row.read_megabytes_per_second:6.1f}"
             f" MB/s {row.read_hands_per_second:8,.0f} hands/s (CPU {row.read_cpu_seconds:5.2f} s"
             f" in {row.read_seconds:5.2f} s)  write {row.write_hands_per_second:8,.0f} hands/s"
             f"  peak {row.read_peak_memory_mb:,.0f} MiB (+{row.read_memory_growth_mb:,.0f})"
+            + (f"  {row.ceiling_ratio:.1f}x the stack's own parse"
+               if row.ceiling_ratio is not None else "")
             + (f"  ({row.problems} problems!)" if row.problems else ""))
     typer.echo(f"  peak memory {result.peak_memory_mb:,.0f} MiB; the load average was "
                f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")

@@ -77,11 +77,27 @@ def ingest_command(
     wait: Annotated[float, typer.Option(
         min=0, metavar="SECONDS",
         help="Seconds to wait for another process writing the warehouse.")] = 30.0,
+    watch: Annotated[bool, typer.Option(
+        "--watch", help="Keep running: import files again as they grow or appear "
+                        "(Ctrl-C stops it). The warehouse stays readable meanwhile.")] = False,
+    interval: Annotated[float, typer.Option(
+        min=0.05, metavar="SECONDS", help="With --watch: seconds between looks at the "
+        "files (on Linux a change wakes it sooner).")] = 1.0,
+    score: Annotated[bool, typer.Option(
+        "--score", help="Score the new hands after each import (as 'ofc-stats score').")]
+    = False,
     as_json: JsonOption = False,
 ) -> None:
     """Import hand histories into the warehouse: every new hand once, bad ones set aside."""
     from ofc_stats.ingest import RejectedHandsError, ingest
 
+    if watch:
+        if strict:
+            raise typer.BadParameter("does not go with --watch (a watch keeps going past "
+                                     "rejected hands)", param_hint="--strict")
+        watch_paths(paths, warehouse, fmt, interval=interval, wait=wait, score=score,
+                    as_json=as_json)
+        return
     with reported_errors():
         try:
             with ingest_progress(show=not as_json) as progress:
@@ -90,3 +106,62 @@ def ingest_command(
             print_ingest_summary(error.summary, as_json)
             raise
     print_ingest_summary(summary, as_json)
+    if score:
+        from ofc_stats.cli.score import score as score_command
+
+        score_command(warehouse=warehouse, as_json=as_json)
+
+
+def watch_paths(paths: list[str], warehouse: Path | None, fmt: str, *, interval: float,
+                wait: float, score: bool, as_json: bool) -> None:
+    """``ingest --watch``: one line per import until Ctrl-C (or SIGTERM), then one more."""
+    import signal
+
+    from ofc_stats.ingest.sources import find_files
+    from ofc_stats.ingest.summary import counted
+    from ofc_stats.ingest.watch import import_line, watch
+    from ofc_stats.warehouse import Warehouse, WarehouseLockedError, default_warehouse
+
+    def stop(_signal: int, _frame: object) -> None:
+        raise KeyboardInterrupt
+
+    with reported_errors():
+        find_files(paths)  # a path that names nothing: said before a warehouse is made
+        store = Warehouse.open(warehouse if warehouse is not None else default_warehouse(),
+                               create=True)
+
+        def on_import(result: IngestSummary) -> None:
+            scored: int | None = None
+            line = import_line(result)
+            if score and result.hands_stored:
+                from ofc_stats.analysis.score import score_warehouse
+
+                try:
+                    scored = score_warehouse(store).hands
+                except WarehouseLockedError as error:
+                    line += f"; not scored yet: {error}"
+                except KeyboardInterrupt:  # the import is in: say so, then stop
+                    typer.echo(line + "; scoring interrupted" if not as_json else json.dumps(
+                        {**result.as_dict(), "scored": None}))
+                    raise
+            if as_json:
+                typer.echo(json.dumps({**result.as_dict(), "scored": scored}))
+            else:
+                typer.echo(line + (f"; scored {counted(scored, 'hand')}"
+                                   if scored is not None else ""))
+
+        def on_retry(reason: str) -> None:
+            typer.echo(f"ofc-stats: {reason}", err=True)
+
+        previous = signal.signal(signal.SIGTERM, stop)
+        try:
+            summary = watch(paths, store, fmt=fmt, interval=interval, on_import=on_import,
+                            on_retry=on_retry, lock_timeout=wait,
+                            on_start=lambda how: typer.echo(
+                                f"watching {len(paths):,} path{'' if len(paths) == 1 else 's'} "
+                                f"({how}; every {interval:g} s at the latest); Ctrl-C stops",
+                                err=True))
+        finally:
+            signal.signal(signal.SIGTERM, previous)
+    typer.echo(f"stopped watching after {summary.seconds:,.0f} s: {summary.imports:,} "
+               f"imports, {summary.hands_stored:,} hands stored", err=True)

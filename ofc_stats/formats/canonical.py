@@ -99,6 +99,7 @@ def variant_named(text: str) -> str:
 
 
 MAX_RAW_CHARS = 65_536
+SEAT_RANGE = (-128, 127)  # what the int8 seat columns hold
 _TIMESTAMP = (r"^\s*(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2})(:\d{2}(?:\.\d+)?)?\s*"
               r"(Z|[+-]\d{2}:?\d{2})?\s*$")
 
@@ -297,7 +298,58 @@ def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
     good_seats = seats.filter(seat_keep)
     good_cards = cards[seat_keep.to_numpy()]
     good_streets = streets.filter(~pl.col("record").is_in(bad.implode()))
+    # Streets that place a card twice are set aside; the hand (its boards) is kept.
+    twice = _cards_twice(good_streets, good_hands)
+    if not twice.is_empty():
+        good_streets = good_streets.filter(~pl.col("record").is_in(twice["record"].implode()))
+        problems = pl.concat([problems, twice.join(
+            hands.select("record", "line", "site", "hand_id", "raw"), on="record").select(
+            pl.lit(file).alias("file"), pl.col("line").cast(pl.Int64),
+            pl.col("site").cast(pl.String), pl.col("hand_id").cast(pl.String),
+            pl.lit("streets").alias("kind"), "reason",
+            pl.col("raw").str.slice(0, MAX_RAW_CHARS))]).sort("line", nulls_last=True)
     return _canonical_frames(good_hands, good_seats, good_cards, good_streets, file, problems)
+
+
+def _cards_twice(streets: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
+    """(``record``, ``reason``) of hands whose streets place or discard a card more often
+    than their variant's decks hold it (once in one deck; a joker: as many times as
+    the deck has jokers).
+
+    fpdb-3's rounds, for one, can list a card again when a snapshot showed it in
+    another row.
+    """
+    valid = streets.filter(pl.col("code").is_not_null())
+    if valid.is_empty():
+        return pl.DataFrame(schema={"record": pl.Int64, "reason": pl.String})
+    deck = valid.select("record").join(
+        hands.select("record", "_variant"), on="record", how="left", maintain_order="left"
+    ).select(*(pl.col("_variant").replace_strict({v.value: n for v, n in counts.items()},
+                                                 default=fallback, return_dtype=pl.Int64)
+               .alias(name) for name, counts, fallback in (("decks", DECKS, 1),
+                                                           ("jokers", JOKERS, 0))))
+    # Count (record, card) keys with numpy, as the boards' check does.
+    records = valid["record"].to_numpy()
+    codes = np.minimum(valid["code"].to_numpy(), JOKER)  # every joker is one kind
+    keys = (records - int(records.min())) * 64 + codes
+    allowed = np.where(codes >= JOKER, np.maximum(deck["jokers"].to_numpy(), 1),
+                       deck["decks"].to_numpy())
+    repeated = np.bincount(keys)[keys] > allowed
+    if not repeated.any():
+        return pl.DataFrame(schema={"record": pl.Int64, "reason": pl.String})
+    where = pl.format("seat {} street {} {}", "seat", "street",
+                      pl.coalesce(pl.col("row"), pl.col("action")))
+    cards = (valid.filter(pl.Series(repeated)).group_by("record", "code", maintain_order=True)
+             .agg(where.alias("places")))
+    return cards.group_by("record", maintain_order=True).agg(
+        pl.len().alias("cards"), pl.col("code").first(), pl.col("places").first(),
+    ).select(
+        pl.col("record").cast(pl.Int64),
+        pl.format("{} placed twice in the streets ({}: {}): the hand is stored without them",
+                  pl.when(pl.col("cards") == 1).then(pl.lit("a card"))
+                  .otherwise(pl.format("{} cards", pl.col("cards"))),
+                  card_names_expr(pl.col("code")), pl.col("places").list.join(", "))
+        .alias("reason"))
 
 
 def _slow_timestamps(hands: pl.DataFrame) -> pl.DataFrame:
@@ -343,6 +395,9 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
         pl.col("player").n_unique().alias("_names"),
         pl.col("seat").is_null().any().alias("_null_seat"),
         pl.col("player").is_null().any().alias("_null_player"),
+        # Seats are stored as int8: a number past it is no seat (and would not cast).
+        pl.col("seat").filter((pl.col("seat") < SEAT_RANGE[0]) | (pl.col("seat") > SEAT_RANGE[1]))
+        .first().alias("_bad_seat"),
     ).join(variant_of, on="record", how="right")
     lows = pl.col("_variant").replace_strict(
         {v.value: lo for v, (lo, _) in PLAYER_RANGE.items()}, default=2, return_dtype=pl.Int64)
@@ -355,6 +410,9 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
                    pl.col("_variant").fill_null("?"), lows, highs)),
         ("seat", pl.col("_null_seat") | pl.col("_null_player"),
          pl.lit("a seat without a number or player name")),
+        ("seat", pl.col("_bad_seat").is_not_null(),
+         pl.format(f"seat {{}} is not a seat number ({SEAT_RANGE[0]} to {SEAT_RANGE[1]})",
+                   pl.col("_bad_seat"))),
         ("seat", pl.col("_seats") < pl.col("_players"), pl.lit("two players in the same seat")),
         ("seat", pl.col("_names") < pl.col("_players"), pl.lit("the same player in two seats")),
     ])

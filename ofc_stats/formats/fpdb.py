@@ -1,36 +1,40 @@
-"""The fpdb-3 OFC export (``.json``): the JSON the open-source fpdb-3 tracker keeps.
+"""fpdb-3's OFC hands (``.json``): what the open-source fpdb-3 tracker writes.
 
-One hand is one object::
+fpdb-3 records OFC from SwC Poker's client traffic, in two shapes this reader reads
+(and earlier ofc-stats exports, see :mod:`~ofc_stats.formats.fpdb_hands`):
 
-    {"site": "PokerStars", "hand_id": "254871230017", "table_id": "Hydra II",
-     "timestamp": "2026-03-01T20:15:00+01:00",
-     "variant": {"variant": "ofc", "pineapple": true, "deuce_to_seven": false},
-     "players": [{"name": "Ivey", "seat_idx": 1, "starting_stack": 150.5,
-                  "top": ["6s", "6c", "4h"], "middle": [...], "bottom": [...],
-                  "active": true, "points": 4, "collected": 1.0}, ...],
-     "rounds": [{"round": 1, "player": "Ivey", "dealt": [...],
-                 "placed": {"top": ["6s"], "middle": [], "bottom": []},
-                 "discarded": []}, ...],
-     "result": {"points_settled": 4}}
+- the capture envelope it writes to disk as ``hand_<id>.json``, pretty-printed, one
+  hand per file: ``players`` without rows, ``steps`` (snapshots; the last holds the
+  final boards), ``game_type``, ``ofc_variant``, ``ofc_rounds``, ``ofc_result``;
+- the hand object of its database (``HttpOFCHands.rawJson``), one per line or in a
+  JSON list::
 
-A file holds one such object, a JSON list of them (pretty-printed or on one line),
-or JSON Lines. The flags map to variants: ``deuce_to_seven`` is 2-7 Pineapple (SwC's
-OFC/P 2-7, its middle row scored as lowball); ``pineapple`` turns plain OFC into
-Pineapple; ``variant`` may also name ``progressive``, ``ultimate`` or any variant
-JSON Lines accepts (``joker-ultimate``, ``double-deck``, ...). Players with
-``"active": false`` were not dealt in and are left out. A ``timestamp`` may be
-ISO 8601 or Unix seconds (or milliseconds). ofc-stats also reads and writes
-``in_fantasyland``, ``fl_cards``, ``royalties``, ``discards`` and ``money`` (the net
-money the room paid) on a player, which fpdb-3 does not have.
+    {"hand_id": 777001, "site": "SealsWithClubs", "table_id": "ofc-table",
+     "timestamp": "2026-12-01T07:59:52.124781Z",
+     "variant": {"family": "ofc", "variant": "ofcp", "pineapple": true,
+                 "deuce_to_seven": false, "rows": {...}, "hand_py_importable": false},
+     "players": [{"name": "alice", "seat_idx": 0, "starting_stack": "100.0",
+                  "top": ["2c", "2d", "2h"], "middle": [...], "bottom": [...],
+                  "active": [], "points": "5", "collected": "5"}, ...],
+     "rounds": [{"round": 1, "step_num": 1, "player": "alice", "dealt": [],
+                 "placed": {"top": ["2c"], ...}, "layout": {...}, "discarded": [], ...}],
+     "result": {"points_settled": {"alice": 5, "bob": -5},
+                "points_breakdown": {"alice": {"lines": 1, "top_royalty": 2, ...}},
+                "rows": {...}, "collections": [...]},
+     "validation": {...}, "raw_refs": [...]}
+
+fpdb-3's SQLite database itself is read by :mod:`~ofc_stats.formats.fpdb_database`
+(ingest tells it by its first bytes). The writer writes the database's hand object,
+one per line (:mod:`~ofc_stats.formats.fpdb_writer`).
 
 Hands are cut out of the bytes with numpy (brackets counted outside strings), so a
-list on a single line streams like any other file; each hand's text then goes to
-DuckDB's JSON reader as in :mod:`ofc_stats.formats.jsonl`.
+list on a single line streams like any other file; a file of one object a line is
+cut by its lines, as JSON Lines are. Each hand's text then goes to DuckDB's JSON
+reader as in :mod:`ofc_stats.formats.jsonl`.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
@@ -38,10 +42,17 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from ofc_stats.engine.rules import Row, Variant
 from ofc_stats.formats import BATCH_HANDS, Format
 from ofc_stats.formats.canonical import CanonicalBatch
-from ofc_stats.formats.jsonl import decode_json, hands_query, syntax_errors
+from ofc_stats.formats.fpdb_hands import (
+    STRUCTURE,
+    decode_query,
+    raw_hand_columns,
+    raw_seats,
+    with_variant,
+)
+from ofc_stats.formats.fpdb_writer import raw_json_lines
+from ofc_stats.formats.jsonl import decode_json, hands_query, split_lines, syntax_errors
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
@@ -50,48 +61,24 @@ from ofc_stats.formats.reading import (
     Units,
     empty_problems,
     first_error,
-    parse_bool,
     parse_files,
-    parse_int_in,
     problem_rows,
     read_batches,
     split_file,
-    street_actions,
-    with_card_lists,
     with_errors,
     without_undecodable,
 )
-from ofc_stats.formats.streaming import CHUNK_BYTES, ByteSource, TextChunk, decode_head
-from ofc_stats.formats.writing import (
-    card_list,
-    decimal_text,
-    local_time_text,
-    street_entries,
-    write_json_lines,
+from ofc_stats.formats.streaming import (
+    CHUNK_BYTES,
+    NEWLINE,
+    ByteSource,
+    TextChunk,
+    decode_head,
 )
+from ofc_stats.formats.writing import write_json_lines
 
-_TEXT = "VARCHAR"
-_STRUCTURE = json.dumps({
-    "site": _TEXT, "hand_id": _TEXT, "table_id": _TEXT, "timestamp": _TEXT, "variant": _TEXT,
-    "players": [{
-        "name": _TEXT, "seat_idx": _TEXT, "starting_stack": _TEXT, "top": _TEXT,
-        "middle": _TEXT, "bottom": _TEXT, "active": _TEXT, "points": _TEXT,
-        "collected": _TEXT, "in_fantasyland": _TEXT, "fl_cards": _TEXT, "royalties": _TEXT,
-        "discards": _TEXT, "money": _TEXT,
-    }],
-    "rounds": [{
-        "round": _TEXT, "player": _TEXT, "dealt": _TEXT,
-        "placed": {"top": _TEXT, "middle": _TEXT, "bottom": _TEXT}, "discarded": _TEXT,
-    }],
-})
-_FLAGS = json.dumps({"variant": _TEXT, "pineapple": _TEXT, "deuce_to_seven": _TEXT})
-_QUERY = f"""
-SELECT valid, hand,
-       CASE WHEN starts_with(hand.variant, '{{')
-            THEN json_transform(hand.variant, '{_FLAGS}') END AS flags
-FROM ({hands_query(_STRUCTURE)})
-"""
-PLAIN_OFC = ("", "ofc", "classic", "regular", "open face chinese", "chinese", "classic ofc")
+SQLITE_MAGIC = b"SQLite format 3\x00"
+_QUERY = decode_query(hands_query(STRUCTURE))
 # Outside hands a JSON container holds only these: white space, commas, brackets.
 _BETWEEN = np.zeros(256, dtype=bool)
 _BETWEEN[[ord(c) for c in " \t\r\n,[]"]] = True
@@ -131,6 +118,75 @@ def bracket_depths(array: npt.NDArray[np.uint8], base: int
     return structural, step, base + np.cumsum(step)
 
 
+def _line_bounds(array: npt.NDArray[np.uint8], starts: npt.NDArray[np.int64]
+                 ) -> npt.NDArray[np.int64]:
+    """The position of each line's last byte but its line break (start - 1 if blank)."""
+    last = np.append(starts[1:], len(array)).astype(np.int64) - 1
+    for byte in (NEWLINE, ord("\r")):
+        inside = last >= starts
+        last = np.where(inside & (array[np.maximum(last, 0)] == byte), last - 1, last)
+    return last
+
+
+def one_object_per_line(chunk: TextChunk) -> bool:
+    """Whether every non-blank line of ``chunk`` starts with ``{`` and ends with ``}``
+    (nothing around them but the line break: a pretty-printed object, or one indented
+    in a list, has lines of other shapes)."""
+    starts = chunk.line_starts()
+    if not len(starts):
+        return False
+    array = chunk.array
+    last = _line_bounds(array, starts)
+    filled = last >= starts
+    return bool(filled.any() and (array[starts[filled]] == ord("{")).all()
+                and (array[last[filled]] == ord("}")).all())
+
+
+def _lines_of_objects(head: bytes) -> bool:
+    """Whether a file's first line is one whole object (then it is read in whole lines)."""
+    first = decode_head(head).split("\n", 1)[0].strip()
+    return first.startswith("{") and first.endswith("}")
+
+
+def objects_in(text: str) -> list[str] | None:
+    """The objects of ``text`` if it holds several side by side (``{...} {...}``, only
+    white space and commas between them), else None.
+
+    Rare path: a line read as one hand that is not valid JSON.
+    """
+    array = np.frombuffer(text.encode(), dtype=np.uint8)
+    position, step, depth = bracket_depths(array, 0)
+    if not len(position) or (depth < 0).any() or depth[-1] != 0:
+        return None
+    starts = position[(step == 1) & (depth == 1)]
+    ends = position[(step == -1) & (depth == 0)] + 1
+    if len(starts) < 2 or (array[starts] != ord("{")).any():
+        return None
+    gaps = np.concatenate((array[:starts[0]], array[ends[-1]:],
+                           *(array[end:start] for end, start in zip(ends[:-1], starts[1:],
+                                                                     strict=True))))
+    if not _BETWEEN[gaps].all():
+        return None
+    data = text.encode()
+    return [data[start:end].decode() for start, end in zip(starts, ends, strict=True)]
+
+
+def objects_split(units: pl.DataFrame, decoded: pl.DataFrame) -> pl.DataFrame | None:
+    """``units`` with each invalid one that holds several objects side by side split
+    into them (each keeping its line, records numbered again), or None if none does."""
+    invalid = units.filter(~decoded["valid"])
+    pieces = {record: found for record, text in invalid.select("record", "text").iter_rows()
+              if (found := objects_in(text)) is not None}
+    if not pieces:
+        return None
+    texts = pl.DataFrame({"record": list(pieces), "pieces": list(pieces.values())},
+                         schema={"record": pl.Int64, "pieces": pl.List(pl.String)})
+    split = (units.join(texts, on="record", how="left", maintain_order="left")
+             .with_columns(pl.coalesce("pieces", pl.concat_list("text")).alias("text"))
+             .drop("pieces").explode("text"))
+    return split.with_columns(pl.int_range(pl.len(), dtype=pl.Int64).alias("record"))
+
+
 class FpdbParser:
     """Cuts fpdb hands out of a JSON object, list or JSON Lines file; parses them."""
 
@@ -146,7 +202,18 @@ class FpdbParser:
         return chunk.offsets(positions) if self.byte_offsets else chunk.line_numbers(positions)
 
     def split(self, chunk: TextChunk, limit: int) -> Units:
-        """Whole hand objects; an unfinished last one waits for more data."""
+        """Whole hand objects; an unfinished last one waits for more data.
+
+        Between hands, a chunk of whole lines each holding one object (fpdb-3's hand
+        objects one per line, as the writer writes them) is split by its lines, as
+        JSON Lines are: counting brackets over every byte took a third of the read.
+        """
+        if (self.level == 0 and self.depth == 0 and self.byte_offsets is not True
+                and chunk.data.endswith(b"\n") and one_object_per_line(chunk)):
+            # Hands on lines of their own are told by line (as the brackets would), and
+            # a line holding several objects side by side is split by parse.
+            self.byte_offsets = False
+            return split_lines(chunk, limit, self.file)
         data = chunk.data
         position, step, depth = bracket_depths(chunk.array, self.depth)
         opens = position[(step == 1) & (depth == self.level + 1)]
@@ -210,103 +277,23 @@ class FpdbParser:
     def parse(self, units: pl.DataFrame) -> RawHands:
         """Decode the hands in one DuckDB query and map fpdb's fields to raw frames."""
         decoded = decode_json(units, _QUERY)
-        flags = decoded["flags"].struct
-        frame = pl.concat([units, decoded.select("hand").unnest("hand")], how="horizontal")
-        frame = frame.with_columns(
-            syntax_errors(units, decoded, "a hand").alias("error"),
-            flags.field("variant").alias("_flag_variant"),
-            flags.field("pineapple").alias("pineapple"),
-            flags.field("deuce_to_seven").alias("deuce_to_seven"))
-        seats, seat_errors = _raw_seats(frame)
-        streets, street_errors = _raw_streets(frame, seats)
-        # "variant" is an object of flags, or (leniently) a plain name.
-        named = pl.coalesce(pl.col("_flag_variant"), pl.when(
-            ~pl.col("variant").str.starts_with("{")).then(pl.col("variant")))
-        plain = named.fill_null("").str.strip_chars().str.to_lowercase().is_in(PLAIN_OFC)
-        pineapple, pineapple_error = parse_bool("pineapple")
-        lowball, lowball_error = parse_bool("deuce_to_seven")
+        if not decoded["valid"].all() and (split := objects_split(units, decoded)) is not None:
+            units, decoded = split, decode_json(split, _QUERY)
+        frame = pl.concat([units, decoded.select("hand").unnest("hand"),
+                           decoded.select("flags", "settled", "breakdown", "boards")],
+                          how="horizontal")
+        frame = frame.with_columns(syntax_errors(units, decoded, "a hand").alias("error"))
+        frame = with_variant(frame)
         hands = frame.select(
-            "record", "line", pl.col("text").alias("raw"), "site", "hand_id",
-            pl.col("table_id").alias("table"), _timestamp().alias("started_at"),
-            # SwC's OFC/P 2-7 (variant ofcp_27): the deuce-to-seven flag decides.
-            pl.when(lowball.fill_null(False)).then(pl.lit(Variant.DEUCE_TO_SEVEN.value))
-            .when(plain).then(pl.when(pineapple.fill_null(False))
-                              .then(pl.lit(Variant.PINEAPPLE.value))
-                              .otherwise(pl.lit(Variant.CLASSIC.value)))
-            .otherwise(named).alias("variant"),
+            *raw_hand_columns(), pl.col("_variant").alias("variant"),
             first_error([
-                pl.col("error"), pineapple_error, lowball_error,
+                pl.col("error"), pl.col("_variant_error"),
                 pl.when(pl.col("error").is_null() & pl.col("players").is_null()).then(
                     pl.lit("players must be a list of players")),
             ]).alias("error"),
         )
-        hands = with_errors(hands, seat_errors, street_errors)
-        return RawHands(hands, seats, streets, empty_problems())
-
-
-def _timestamp() -> pl.Expr:
-    """ISO 8601 text as is; Unix seconds (or milliseconds) as UTC text."""
-    text = pl.col("timestamp").str.strip_chars()
-    number = text.cast(pl.Float64, strict=False)
-    micros = (pl.when(number.abs() > 1e11).then(number * 1_000).otherwise(number * 1_000_000)
-              .round(0).cast(pl.Int64, strict=False))
-    epoch = pl.from_epoch(micros, time_unit="us").dt.strftime("%Y-%m-%dT%H:%M:%S%.6f")
-    return pl.when(number.is_not_null()).then(epoch).otherwise(text)
-
-
-def _raw_seats(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
-    players = (frame.select("record", "players").filter(pl.col("players").is_not_null())
-               .explode("players").filter(pl.col("players").is_not_null())
-               .unnest("players"))
-    players = with_card_lists(players, [*(row.value for row in Row), "discards"])
-    active, active_error = parse_bool("active")
-    seat, seat_error = parse_int_in(players, "seat_idx")
-    points, points_error = parse_int_in(players, "points")
-    royalties, royalties_error = parse_int_in(players, "royalties")
-    fl_cards, fl_error = parse_int_in(players, "fl_cards")
-    in_fl, in_fl_error = parse_bool("in_fantasyland")
-    playing = players.filter(active.fill_null(True) | active_error.is_not_null())
-    seats = playing.select(
-        "record", seat.alias("seat"), pl.col("name").alias("player"),
-        *(pl.col(row.value) for row in Row),
-        in_fl.alias("in_fantasyland"), fl_cards.alias("fl_cards"),
-        "discards", points.alias("reported_points"),
-        royalties.alias("reported_royalties"), "starting_stack", "collected",
-        pl.col("money").alias("reported_money"),
-        pl.concat_str([pl.format("player '{}': ", pl.col("name").fill_null("?")), first_error([
-            active_error, seat_error, points_error, royalties_error, fl_error, in_fl_error,
-            *(pl.when(pl.col(row.value).is_null()).then(pl.lit(f"missing {row.value}"))
-              for row in Row),
-        ])]).alias("error"),
-    )
-    return seats.drop("error"), seats.select("record", "error")
-
-
-def _raw_streets(frame: pl.DataFrame, seats: pl.DataFrame
-                 ) -> tuple[pl.DataFrame | None, pl.DataFrame]:
-    rounds = (frame.select("record", "rounds").filter(pl.col("rounds").is_not_null())
-              .explode("rounds").filter(pl.col("rounds").is_not_null())
-              .unnest("rounds"))
-    if rounds.is_empty():
-        return None, pl.DataFrame(schema={"record": pl.Int64, "error": pl.String})
-    number, number_error = parse_int_in(rounds, "round")
-    # fpdb may count rounds from 0; streets count from 1.
-    first = number.min().over("record")
-    entries = rounds.select(
-        "record", pl.col("player"),
-        (number + pl.when(first == 0).then(1).otherwise(0)).cast(pl.String).alias("street"),
-        number_error.alias("_number_error"), "dealt",
-        *(pl.col("placed").struct.field(row.value).alias(row.value) for row in Row),
-        "discarded",
-    ).join(seats.select("record", "player", pl.col("seat").cast(pl.String)),
-           on=["record", "player"], how="left", maintain_order="left")
-    actions, errors = street_actions(entries.filter(pl.col("seat").is_not_null()), seats)
-    unknown = entries.select("record", first_error([
-        pl.col("_number_error"),
-        pl.when(pl.col("seat").is_null()).then(pl.format(
-            "round {} names '{}', who is not an active player", "street", "player")),
-    ]).alias("error"))
-    return actions, pl.concat([errors, unknown])
+        seats, seat_errors, streets = raw_seats(frame, hands.select("record", "variant"))
+        return RawHands(with_errors(hands, seat_errors), seats, streets, empty_problems())
 
 
 class FpdbReader:
@@ -318,7 +305,9 @@ class FpdbReader:
         self.chunk_bytes = chunk_bytes
 
     def sniff(self, head: bytes) -> int:
-        """Confidence that ``head`` starts an fpdb-3 OFC export."""
+        """Confidence that ``head`` starts an fpdb-3 OFC export (or its database)."""
+        if head.startswith(SQLITE_MAGIC):
+            return 100  # read by path: ofc_stats.formats.fpdb_database
         text = decode_head(head).lstrip()
         if not text.startswith(("{", "[")):
             return 0
@@ -334,6 +323,10 @@ class FpdbReader:
              start_offset: int = 0) -> Iterator[ReadBatch]:
         """Stream the hands of ``stream`` from ``start_offset`` on (see FormatReader)."""
         source = ByteSource(stream, start_offset, self.chunk_bytes, whole_lines=False)
+        source.whole_lines = _lines_of_objects(source.file_head)
+        if source.file_head.startswith(SQLITE_MAGIC):
+            yield _database_as_stream(file)
+            return
         parser = FpdbParser(file, source.file_head)
         if start_offset:  # resuming between two hands of the list
             parser.depth = parser.level
@@ -343,6 +336,7 @@ class FpdbReader:
                    ) -> SplitFile:
         """Every hand of a whole (small) file, cut out (by its own layout) but not parsed."""
         source = ByteSource(stream, 0, self.chunk_bytes, whole_lines=False)
+        source.whole_lines = _lines_of_objects(source.file_head)
         return split_file(source, FpdbParser(file, source.file_head), file, max_hands)
 
     def parse_files(self, files: Sequence[SplitFile]) -> CanonicalBatch:
@@ -350,68 +344,25 @@ class FpdbReader:
         return parse_files(files, FpdbParser("", b""))
 
 
-# Each variant as fpdb's flags: (variant, pineapple, deuce_to_seven).
-_VARIANTS = {
-    **{variant.value: (variant.value, variant.pineapple_deal, False) for variant in Variant},
-    Variant.CLASSIC.value: ("ofc", False, False), Variant.PINEAPPLE.value: ("ofc", True, False),
-    Variant.DEUCE_TO_SEVEN.value: ("ofcp_27", True, True),
-}
-
-
-def _records(batch: CanonicalBatch) -> pl.Series:
-    keys = ["site", "hand_id"]
-    seats = batch.seats.sort(*keys, "seat", maintain_order=True)
-    players = seats.group_by(keys, maintain_order=True).agg(
-        pl.struct(
-            pl.col("player").alias("name"), pl.col("seat").alias("seat_idx"),
-            pl.col("starting_stack").cast(pl.Float64).alias("starting_stack"),
-            *(card_list(row.value).alias(row.value) for row in Row),
-            pl.lit(True).alias("active"), pl.col("reported_points").alias("points"),
-            pl.col("collected").cast(pl.Float64).alias("collected"),
-            "in_fantasyland", "fl_cards", pl.col("reported_royalties").alias("royalties"),
-            pl.when(pl.col("discards").is_not_null()).then(card_list("discards"))
-            .alias("discards"),
-            decimal_text("reported_money").alias("money"),
-        ).alias("players"),
-        pl.col("reported_points").clip(lower_bound=0).sum().alias("_settled"),
-    )
-    rounds = (street_entries(batch.streets)
-              .join(seats.select(*keys, "seat", "player"), on=[*keys, "seat"], how="left",
-                    maintain_order="left")
-              .group_by(keys, maintain_order=True)
-              .agg(pl.struct(pl.col("street").alias("round"), "player", "dealt",
-                             pl.struct(*(row.value for row in Row)).alias("placed"),
-                             "discarded").alias("rounds")))
-    frame = (batch.hands.drop("players")
-             .join(players, on=keys, how="left", maintain_order="left")
-             .join(rounds, on=keys, how="left", maintain_order="left"))
-    flags = pl.col("variant").replace_strict({k: v[0] for k, v in _VARIANTS.items()},
-                                             return_dtype=pl.String)
-    pineapple = pl.col("variant").replace_strict({k: v[1] for k, v in _VARIANTS.items()},
-                                                 return_dtype=pl.Boolean)
-    lowball = pl.col("variant").replace_strict({k: v[2] for k, v in _VARIANTS.items()},
-                                               return_dtype=pl.Boolean)
-    record = pl.struct(
-        "site", "hand_id", pl.col("table").alias("table_id"),
-        local_time_text().alias("timestamp"),
-        pl.struct(flags.alias("variant"), pineapple.alias("pineapple"),
-                  lowball.alias("deuce_to_seven")).alias("variant"),
-        "players", pl.col("rounds").fill_null([]),
-        pl.struct(pl.col("_settled").alias("points_settled")).alias("result"),
-    )
-    return (frame.select(record.struct.json_encode().alias("line"))["line"]
-            .str.replace_all(r',"(?:fl_cards|royalties|discards|points|starting_stack|'
-                             r'collected|money)":null', ""))
+def _database_as_stream(file: str) -> ReadBatch:
+    """fpdb-3's database handed over as a stream (a Spark job's file contents, say):
+    one problem for the file, not pages of binary read as JSON."""
+    problem = problem_rows(file, [0], "format",
+                           "an SQLite database (fpdb-3's): it is read in place from its "
+                           "path (ofc-stats ingest), not as a stream",
+                           [SQLITE_MAGIC.rstrip(b"\x00").decode()])
+    empty = CanonicalBatch.empty()
+    return ReadBatch(CanonicalBatch(empty.hands, empty.seats, empty.streets, problem), 0)
 
 
 class FpdbWriter:
-    """Writes fpdb-3 style hand objects, one per line (JSON Lines)."""
+    """Writes hands as fpdb-3's database keeps them (``rawJson``), one per line."""
 
     format = Format.FPDB
 
     def write(self, batches: Iterable[CanonicalBatch], stream: BinaryIO) -> int:
         """Write every hand of ``batches`` to ``stream``; return how many were written."""
-        return write_json_lines(batches, stream, _records)
+        return write_json_lines(batches, stream, raw_json_lines)
 
 
 READER = FpdbReader()

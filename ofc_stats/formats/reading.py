@@ -162,8 +162,22 @@ def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
 
     Splitting is sequential (a parser carries state from chunk to chunk); the batches
     are parsed on ``PARSE_THREADS`` threads while the next ones are split, and given
-    in order. Parsing is polars, numpy and DuckDB work that releases the GIL, so on
-    two cores two batches in flight use both. At most that many are held at once.
+    in order (:func:`parse_in_batches`).
+    """
+    return parse_in_batches(lambda limit: _split_chunks(source, parser, limit), parser, file,
+                            batch_hands)
+
+
+def parse_in_batches(split: Callable[[Callable[[], int]], Iterator[Units]], parser: Parser,
+                     file: str, batch_hands: int) -> Iterator[ReadBatch]:
+    """Gather the units ``split`` gives into batches of about ``batch_hands`` (fewer
+    where they would hold more than ``BATCH_BYTES``) and parse them.
+
+    ``split(limit)`` yields units, asking ``limit()`` how many more hands the current
+    batch takes. The batches are parsed on ``PARSE_THREADS`` threads while the next
+    units are split (or fetched), and given in order. Parsing is polars, numpy and
+    DuckDB work that releases the GIL, so on two cores two batches in flight use both.
+    At most that many are held at once.
     """
     batch_hands = max(1, batch_hands)
     with ThreadPoolExecutor(max_workers=PARSE_THREADS, thread_name_prefix="ofc-parse") as pool:
@@ -178,10 +192,10 @@ def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
 
         parts: list[Units] = []
         count = size = 0
-        split = _split_chunks(source, parser, lambda: batch_hands - count)
+        units_split = split(lambda: batch_hands - count)
         while True:
             try:
-                units = next(split, None)
+                units = next(units_split, None)
             except Exception:
                 # The stream broke (a damaged archive): first the hands read before it.
                 if parts:

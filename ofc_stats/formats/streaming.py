@@ -160,6 +160,20 @@ class TextChunk:
         return strings_between(self.data, starts, ends)
 
 
+def valid_utf8(data: bytes) -> tuple[bytes, Positions]:
+    """``data`` with each byte that is not valid UTF-8 replaced by ``?`` (so every
+    position stays where it was), and the positions replaced."""
+    try:
+        data.decode()
+        return data, np.zeros(0, dtype=np.int64)
+    except UnicodeDecodeError:
+        pass
+    # Rare path: one "?" per invalid byte keeps every position where it was.
+    text = data.decode("utf-8", errors=_REPLACE_BYTES).encode()
+    changed = np.frombuffer(text, dtype=np.uint8) != np.frombuffer(data, dtype=np.uint8)
+    return text, np.flatnonzero(changed).astype(np.int64)
+
+
 def strings_between(data: bytes, starts: Positions, ends: Positions) -> pl.Series:
     """A String Series of ``data[start:end]`` for each pair of positions, without copying.
 
@@ -212,8 +226,9 @@ class ByteSource:
         self._stream = stream
         self._read_piece = getattr(stream, "read1", stream.read)
         # False: chunks may end inside a line (for formats whose hands span lines, or
-        # share one, as a JSON list on a single line does).
-        self._whole_lines = whole_lines
+        # share one, as a JSON list on a single line does). A reader may change it
+        # once it has seen the file's first bytes (``file_head``).
+        self.whole_lines = whole_lines
         self._chunk_bytes = max(64, chunk_bytes - chunk_bytes % 2)  # even: UTF-16 units
         self._buffer = bytearray()  # source bytes (UTF-8) or transcoded UTF-8 (UTF-16)
         self._eof = False
@@ -297,7 +312,7 @@ class ByteSource:
     def _cut(self) -> int:
         """Where the chunk may end: after the last newline, or (lines not kept whole)
         after the last ASCII byte, which never splits a character."""
-        if self._whole_lines:
+        if self.whole_lines:
             return self._buffer.rfind(b"\n") + 1
         tail = np.frombuffer(self._buffer[-4096:], dtype=np.uint8)
         ascii_ = np.flatnonzero(tail < 0x80)
@@ -310,15 +325,7 @@ class ByteSource:
             hits = np.flatnonzero((marks[:-2] == 0xEF) & (marks[1:-1] == 0xBF)
                                   & (marks[2:] == 0xBD))
             return data, hits.astype(np.int64)
-        try:
-            data.decode()
-            return data, np.zeros(0, dtype=np.int64)
-        except UnicodeDecodeError:
-            pass
-        # Rare path: one "?" per invalid byte keeps every position where it was.
-        text = data.decode("utf-8", errors=_REPLACE_BYTES).encode()
-        changed = np.frombuffer(text, dtype=np.uint8) != np.frombuffer(data, dtype=np.uint8)
-        return text, np.flatnonzero(changed).astype(np.int64)
+        return valid_utf8(data)
 
     def consume(self, chunk: TextChunk, size: int) -> None:
         """Drop the first ``size`` bytes of ``chunk.data`` from the buffer."""

@@ -72,16 +72,32 @@ class PendingFrames:
         self.hand_count = self.size = 0
 
 
-class Committer:
-    """Commits a run's pending frames in the background, one commit at a time."""
+class ConcurrentIngestError(IngestError):
+    """Another process stored hands since this run looked at the warehouse: what this
+    run read was sorted against a stale list of stored hands, so it is not committed
+    (the files are read again from where their committed imports stopped)."""
 
-    def __init__(self, warehouse: Warehouse, commit_hands: int = COMMIT_HANDS) -> None:
+
+class Committer:
+    """Commits a run's pending frames in the background, one commit at a time.
+
+    By default the caller holds the warehouse's write lock for the whole run. With
+    ``lock_timeout`` the committer takes the lock for each commit only (a watch: other
+    commands may write in between). It then commits only if no other ingest committed
+    since ``seen_commit`` (the commit the run's view of stored hands reflects), raising
+    :class:`ConcurrentIngestError` otherwise; other writers' commits (scores,
+    compactions) are fine.
+    """
+
+    def __init__(self, warehouse: Warehouse, commit_hands: int = COMMIT_HANDS, *,
+                 lock_timeout: float | None = None, seen_commit: int | None = None) -> None:
         self.warehouse = warehouse
         self.commit_hands = commit_hands
         self.import_id = uuid.uuid4().hex
         self.pending = PendingFrames()
         self.commits = 0
-        self.next_commit = warehouse.state().commit + 1
+        self.lock_timeout = lock_timeout
+        self.seen_commit = warehouse.state().commit if seen_commit is None else seen_commit
         self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ofc-commit")
         self.in_flight: Future[None] | None = None
         # The hands of the commit being written: stored, for dedupe, not yet readable.
@@ -103,10 +119,9 @@ class Committer:
         if not dirty and self.pending.hand_count == 0 and not self.pending.rejects:
             return False
         self.wait()
-        commit_id = self.next_commit
         now = dt.datetime.now(dt.UTC)
-        imports = imports_frame([run.manifest_row(self.import_id, commit_id, now)
-                                 for run in dirty])
+        # The commit's id is known once the lock is held: rows say 0 until then.
+        imports = imports_frame([run.manifest_row(self.import_id, 0, now) for run in dirty])
         frames = {"hands": (list(self.pending.hands), HANDS_SCHEMA),
                   "seats": (list(self.pending.seats), SEATS_SCHEMA),
                   "streets": (list(self.pending.streets), STREETS_SCHEMA),
@@ -116,8 +131,7 @@ class Committer:
         meta = {"import_id": self.import_id, "hands": self.pending.hand_count,
                 "files": [run.source.name for run in dirty]}
         self.in_flight_hands = frames["hands"][0]
-        self.in_flight = self._writer.submit(self._write, frames, meta, commit_id)
-        self.next_commit += 1
+        self.in_flight = self._writer.submit(self._write, frames, meta)
         self.commits += 1
         for run in dirty:
             run.written()
@@ -125,12 +139,32 @@ class Committer:
         return True
 
     def _write(self, frames: dict[str, tuple[list[pl.DataFrame], pl.Schema]],
-               meta: dict[str, Any], expected: int) -> None:
+               meta: dict[str, Any]) -> None:
+        if self.lock_timeout is None:
+            self._commit_locked(frames, meta)
+            return
+        with self.warehouse.writing(timeout=self.lock_timeout):
+            foreign = [record["id"] for record in self.warehouse.commits_after(self.seen_commit)
+                       if record.get("action") == "ingest"
+                       and record.get("meta", {}).get("import_id") != self.import_id]
+            if foreign:
+                raise ConcurrentIngestError(
+                    f"another ingest committed hands meanwhile (commit {foreign[0]}): "
+                    "reading again")
+            self._commit_locked(frames, meta)
+
+    def _commit_locked(self, frames: dict[str, tuple[list[pl.DataFrame], pl.Schema]],
+                       meta: dict[str, Any]) -> None:
+        expected = self.warehouse.state().commit + 1
+        parts, schema = frames["imports"]
+        frames["imports"] = ([frame.with_columns(pl.lit(expected, pl.Int64).alias("commit_id"))
+                              for frame in parts], schema)
         adds = [PendingFile(table, _concat(parts, schema))
                 for table, (parts, schema) in frames.items()]
         committed = self.warehouse.commit(adds, action="ingest", meta=meta)
         if committed != expected:  # the manifest rows name the commit: they must agree
             raise IngestError(f"internal: commit {committed} written as {expected}")
+        self.seen_commit = committed
 
     def wait(self) -> None:
         """Wait for the commit being written (re-raising its error, if any)."""

@@ -51,10 +51,17 @@ class FileRun:
     conflicts: int = 0
     rejected: int = 0
     dirty: bool = True
+    held: bool = False  # a half-written last hand was left for the next read (a watch)
 
     def manifest_row(self, import_id: str, commit_id: int, now: dt.datetime
                      ) -> dict[str, Any]:
-        """The ``imports`` row of this segment, for commit ``commit_id``."""
+        """The ``imports`` row of this segment, for commit ``commit_id``.
+
+        A file read to its end but for a half-written last hand that was held back is
+        ``partial``: the next ingest reads it again from there (and reports the hand
+        as truncated if it is still half-written)."""
+        status = (ImportStatus.PARTIAL if self.held and self.status is ImportStatus.COMPLETE
+                  else self.status)
         return {
             "import_id": import_id, "commit_id": commit_id, "imported_at": now,
             "file": self.source.name, "path": str(self.source.path),
@@ -62,7 +69,7 @@ class FileRun:
             "format": self.format, "size": self.source.size,
             "mtime": self.source.mtime_ns, "start_offset": self.start_offset,
             "end_offset": self.end_offset, "content_hash": self.digest,
-            "status": str(self.status), "hands_read": self.hands_read,
+            "status": str(status), "hands_read": self.hands_read,
             "hands_stored": self.hands_stored, "duplicates": self.duplicates,
             "conflicts": self.conflicts, "rejected": self.rejected, "message": self.message,
         }

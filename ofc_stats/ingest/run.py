@@ -20,6 +20,7 @@ import os
 import time
 import zipfile
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import polars as pl
@@ -27,8 +28,10 @@ import polars as pl
 from ofc_stats import formats
 from ofc_stats.formats import SNIFF_BYTES, Format, UnknownFormatError
 from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.formats.fpdb_database import DatabaseBusyError, FpdbDatabaseError, is_database
 from ofc_stats.ingest.commits import COMMIT_HANDS, Committer, compact_tables
 from ofc_stats.ingest.conflicts import unresolved_rejects
+from ofc_stats.ingest.database import plan_import, read_database_source
 from ofc_stats.ingest.dedupe import kept_hands, sort_batch
 from ofc_stats.ingest.errors import RejectedHandsError, UnknownFormatOptionError
 from ofc_stats.ingest.grouping import FileGroups
@@ -36,6 +39,7 @@ from ofc_stats.ingest.keys import HandIndex, rebuild_hand_keys
 from ofc_stats.ingest.manifest import (
     FileRun,
     ImportStatus,
+    LastImport,
     add_per_file,
     load_manifest,
     misread,
@@ -72,6 +76,25 @@ READ_BATCH_HANDS = 10_000
 LOCK_TIMEOUT = 30.0
 
 
+@dataclass
+class LiveView:
+    """What a watch keeps between its imports: the keys of the stored hands, as of
+    commit ``seen_commit``, and how long to wait for the write lock at each commit."""
+
+    index: HandIndex
+    seen_commit: int
+    lock_timeout: float
+
+    @classmethod
+    def load(cls, warehouse: Warehouse, lock_timeout: float) -> LiveView:
+        """The warehouse's stored hands now."""
+        # The commit first: keys read after it may be newer (then the next commit sees
+        # an ingest it already knows of, and reads again), never older.
+        commit = warehouse.state().commit
+        index = HandIndex(warehouse.scan("hand_keys", schema=HAND_KEYS_SCHEMA).collect())
+        return cls(index, commit, lock_timeout)
+
+
 class _Ingestion:
     """One ingest run (inside the warehouse's write lock): the sources in order, and
     where their batches go (the :class:`~ofc_stats.ingest.reading.Sink` of reading
@@ -79,7 +102,7 @@ class _Ingestion:
 
     def __init__(self, warehouse: Warehouse, forced: Format | None, *,
                  progress: ProgressCallback | None, commit_hands: int, batch_hands: int,
-                 started: float) -> None:
+                 started: float, live: LiveView | None = None) -> None:
         self.warehouse = warehouse
         self.forced = forced
         self.batch_hands = batch_hands
@@ -89,10 +112,18 @@ class _Ingestion:
         self.runs: list[FileRun] = []  # files with rows for the next manifest
         self.archives = OpenArchive(self.counter)  # the zip whose members are being read
         self.groups = FileGroups(self, self.counter, self.archives, batch_hands)
-        self.upgraded = upgrade_warehouse(warehouse)  # files rewritten
-        rebuild_hand_keys(warehouse)
-        self.committer = Committer(warehouse, commit_hands)
-        self.index = HandIndex(warehouse.scan("hand_keys", schema=HAND_KEYS_SCHEMA).collect())
+        # Live (a watch): no lock held for the run; half-written last hands wait.
+        self.hold_tails = live is not None
+        if live is None:
+            self.upgraded = upgrade_warehouse(warehouse)  # files rewritten
+            rebuild_hand_keys(warehouse)
+            self.committer = Committer(warehouse, commit_hands)
+            self.index = HandIndex(warehouse.scan("hand_keys", schema=HAND_KEYS_SCHEMA).collect())
+        else:
+            self.upgraded = 0
+            self.committer = Committer(warehouse, commit_hands, lock_timeout=live.lock_timeout,
+                                       seen_commit=live.seen_commit)
+            self.index = live.index
         self.manifest = load_manifest(warehouse)
 
     # -- files ------------------------------------------------------------------------
@@ -145,6 +176,9 @@ class _Ingestion:
 
     def _ingest_source(self, source: Source) -> None:
         last = self.manifest.get(source.name)
+        if source.database:
+            self._ingest_database(source, last)
+            return
         if misread(source, last, self.forced, self.archives):
             last = None  # read from the start, sniffed
         if unchanged(source, last, self.forced):
@@ -175,6 +209,48 @@ class _Ingestion:
                 return
             self._read(run, 0, None)
 
+    def _ingest_database(self, source: Source, last: LastImport | None) -> None:
+        """fpdb-3's SQLite database: the rows added since its last import."""
+        if unchanged(source, last, self.forced) and last is not None and (
+                last.status == ImportStatus.FAILED):
+            self.tally.files_unchanged += 1  # not fpdb-3's database, and still the same
+            return
+        run = FileRun(source, str(Format.FPDB), 0, 0, None)
+        if self.forced not in (None, Format.FPDB) or source.compression is not Compression.NONE:
+            self.tally.files_read += 1
+            self.runs.append(run)
+            why = ("inside an archive: unpack it to import it"
+                   if source.compression is not Compression.NONE
+                   else f"read as fpdb-3's, not as {self.forced}")
+            self._reject_file(run, "format", f"{source.name}: an SQLite database, {why}")
+            run.status = ImportStatus.FAILED
+            self.tally.files_failed += 1
+            return
+        try:
+            plan = plan_import(str(source.path), last)
+            if last is not None and plan.unchanged:
+                self.tally.files_unchanged += 1
+                return
+            self.tally.files_read += 1
+            self.runs.append(run)
+            run.start_offset = run.end_offset = plan.start
+            run.digest = last.content_hash if last is not None and plan.start else None
+            run.message = plan.message
+            read_database_source(run, self, batch_hands=self.batch_hands)
+        except DatabaseBusyError as error:  # tried again next time
+            if run not in self.runs:
+                self.tally.files_read += 1
+                self.runs.append(run)
+            self._reject_file(run, "file", str(error))
+            self.tally.files_failed += 1
+        except FpdbDatabaseError as error:  # not fpdb-3's, or damaged: until it changes
+            if run not in self.runs:
+                self.tally.files_read += 1
+                self.runs.append(run)
+            self._reject_file(run, "format", str(error))
+            run.status = ImportStatus.FAILED
+            self.tally.files_failed += 1
+
     def _sniff(self, run: FileRun) -> bool:
         """Set ``run.format`` from the source's first bytes; False if there is nothing to read."""
         try:
@@ -182,6 +258,12 @@ class _Ingestion:
             if not head:  # an empty file (a session just opened): nothing yet
                 run.status = ImportStatus.COMPLETE
                 run.digest = hashlib.sha256(b"").hexdigest()
+                return False
+            if is_database(head):  # packed: sqlite3 reads a database only as a file
+                self._reject_file(run, "format", f"{run.source.name}: an SQLite database, "
+                                  "inside an archive: unpack it to import it")
+                run.status = ImportStatus.FAILED
+                self.tally.files_failed += 1
                 return False
             run.format = str(formats.sniff(head, run.source.inner_name))
         except UnknownFormatError as error:
@@ -233,6 +315,12 @@ class _Ingestion:
         """
         tally, pending = self.tally, self.committer.pending
         problems = batch.problems
+        if self.hold_tails and not problems.is_empty():
+            # A half-written last hand of a live file: read again once it is complete.
+            tails = problems["kind"] == "truncated"
+            for name in problems["file"].filter(tails).unique():
+                run_named(runs, name).held = True
+            problems = problems.filter(~tails)
         if not problems.is_empty():
             pending.rejects.append(problems)
             add_per_file(runs, problems["file"], "rejected")
@@ -377,8 +465,16 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
         commits = run.committer.commits
         if commits or compacted or run.upgraded or not database_is_current(store):
             refresh_database(store)  # ofc.duckdb's views list the committed files
+    summary = _summary(run, store, ignored, commits, compacted, started)
+    if strict and summary.problem_text() is not None:
+        raise RejectedHandsError(summary)
+    return summary
+
+
+def _summary(run: _Ingestion, store: Warehouse, ignored: int, commits: int, compacted: int,
+             started: float) -> IngestSummary:
     tally = run.tally
-    summary = IngestSummary(
+    return IngestSummary(
         warehouse=str(store.root), files=tally.files_total, files_read=tally.files_read,
         files_unchanged=tally.files_unchanged, files_failed=tally.files_failed,
         files_ignored=ignored, bytes_read=run.counter.count, hands_read=tally.hands_read,
@@ -386,6 +482,38 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
         conflicts=tally.conflicts, rejected=tally.rejected,
         problems_by_kind=dict(tally.kinds), commits=commits, files_compacted=compacted,
         seconds=time.perf_counter() - started, examples=list(tally.examples))
-    if strict and summary.problem_text() is not None:
-        raise RejectedHandsError(summary)
-    return summary
+
+
+def ingest_live(store: Warehouse, files: Sequence[Path], live: LiveView, *,
+                fmt: Format | str = "auto", commit_hands: int = COMMIT_HANDS,
+                batch_hands: int = READ_BATCH_HANDS) -> IngestSummary:
+    """One import of a watch: ``files`` read without the write lock, which is taken
+    for each commit only (and for merging small files after the last).
+
+    A half-written last hand is held back (the file's import stays ``partial``) rather
+    than rejected: the file is still being written. ``live`` is updated with the hands
+    stored.
+
+    Raises:
+        ConcurrentIngestError: another ingest stored hands meanwhile; nothing more of
+            this import is committed (reload ``live`` and import again).
+        WarehouseLockedError: the lock stayed busy at a commit (likewise).
+    """
+    started = time.perf_counter()
+    run = _Ingestion(store, _as_format(fmt), progress=None, commit_hands=commit_hands,
+                     batch_hands=batch_hands, started=started, live=live)
+    try:
+        run.run(files)
+    finally:
+        run.close()
+    live.seen_commit = run.committer.seen_commit
+    commits, compacted = run.committer.commits, 0
+    if commits:
+        with store.writing(timeout=live.lock_timeout):
+            others = [record for record in store.commits_after(live.seen_commit)
+                      if record.get("action") == "ingest"]
+            compacted = compact_tables(store)
+            refresh_database(store)  # ofc.duckdb's views list the committed files
+            if not others:  # else the next commit finds that ingest and reads again
+                live.seen_commit = store.state().commit
+    return _summary(run, store, 0, commits, compacted, started)

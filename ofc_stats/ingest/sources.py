@@ -31,9 +31,11 @@ from pathlib import Path, PurePath
 from typing import BinaryIO, cast
 
 from ofc_stats.errors import ExitCode, OfcStatsError
+from ofc_stats.formats.fpdb import SQLITE_MAGIC  # a database is read by path, not streamed
 
-# Suffixes a folder walk picks up; a file named on the command line is always read.
-HISTORY_SUFFIXES = frozenset({".jsonl", ".ndjson", ".json", ".txt", ".csv", ".log"})
+# Suffixes a folder walk picks up (``.db3``: fpdb-3's database); a file named on the
+# command line is always read.
+HISTORY_SUFFIXES = frozenset({".jsonl", ".ndjson", ".json", ".txt", ".csv", ".log", ".db3"})
 COMPRESSED_SUFFIXES = frozenset({".gz", ".bz2", ".xz", ".zip"})
 GLOB_CHARACTERS = frozenset("*?[")
 WAREHOUSE_MARKER = "_log"  # a folder holding this is a warehouse, never read as input
@@ -79,6 +81,7 @@ class Source:
     size: int
     mtime_ns: int
     member_size: int | None = None  # a member's own size, unpacked
+    database: bool = False  # an SQLite database (fpdb-3's), told by its first bytes
 
     @property
     def content_size(self) -> int | None:
@@ -225,9 +228,11 @@ def list_sources(path: Path) -> list[Source]:
     """
     status = path.stat()
     with open(path, "rb") as handle:
-        compression = detect_compression(handle.read(8))
+        head = handle.read(len(SQLITE_MAGIC))
+    compression = detect_compression(head)
     if compression is not Compression.ZIP:
-        return [Source(path, None, compression, status.st_size, status.st_mtime_ns)]
+        return [Source(path, None, compression, status.st_size, status.st_mtime_ns,
+                       database=head == SQLITE_MAGIC)]
     with zipfile.ZipFile(path) as archive:
         members = zip_members(archive)
     return [Source(path, member, compression, status.st_size, status.st_mtime_ns, size)

@@ -29,6 +29,7 @@ from ofc_stats.formats import Format, FormatWriter, get_writer
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.simulate import Simulation
 from ofc_stats.simulate.config import Fault, FaultKind, SimulationConfig, SimulationError
+from ofc_stats.simulate.tables import TablePlan
 
 FAULTS_FILE = "faults.tsv"
 # What a folder holds: the simulation's settings and files, so that the next one
@@ -118,6 +119,35 @@ def truncate_last(data: bytes, start: int) -> tuple[bytes, str]:
     return data[:cut], f"file ends {cut - start} bytes into the hand's {len(data) - start}"
 
 
+# Variants a format cannot tell apart from another (fpdb-3's hand object says
+# Pineapple for Progressive and Ultimate) or has no name for (SwC deals no jokers and
+# one deck): a table of one is written in another format.
+UNCARRIED_VARIANTS = {Format.FPDB: frozenset({
+    Variant.PROGRESSIVE, Variant.ULTIMATE, Variant.JOKER_PINEAPPLE, Variant.JOKER_PROGRESSIVE,
+    Variant.JOKER_ULTIMATE, Variant.DOUBLE_DECK, Variant.DOUBLE_DECK_PINEAPPLE})}
+
+
+def table_formats(tables: Sequence[TablePlan], formats: Sequence[Format]) -> dict[str, Format]:
+    """The format of each table's files: the formats in turn, shifted every round so
+    variants and formats mix; a table whose variant its format cannot carry trades
+    formats with the next table that can take it."""
+    chosen = [formats[(index + index // len(formats)) % len(formats)]
+              for index in range(len(tables))]
+
+    def carries(fmt: Format, table: TablePlan) -> bool:
+        return table.variant not in UNCARRIED_VARIANTS.get(fmt, frozenset())
+
+    for index, table in enumerate(tables):
+        if carries(chosen[index], table):
+            continue
+        for step in range(1, len(tables)):
+            other = (index + step) % len(tables)
+            if carries(chosen[other], table) and carries(chosen[index], tables[other]):
+                chosen[index], chosen[other] = chosen[other], chosen[index]
+                break
+    return {table.name: fmt for table, fmt in zip(tables, chosen, strict=True)}
+
+
 @dataclass
 class _Item:
     """A piece of a table's history for the writer, with the faults due in it.
@@ -168,9 +198,7 @@ class _Writer:
         self.rng = rng
         tables = simulation.tables
         # Formats in turn, shifted every round so variants and formats mix.
-        self.table_format = {
-            table.name: formats[(index + index // len(formats)) % len(formats)]
-            for index, table in enumerate(tables)}
+        self.table_format = table_formats(tables, formats)
         self.table_code = {table.name: table.code for table in tables}
         # Which tables receive each file fault, drawn in proportion to their hands.
         weights = np.array([table.hands for table in tables], dtype=np.float64)
@@ -598,7 +626,9 @@ def write_sample_data(folder: Path | str, formats: Sequence[Format | str] | None
     first = write_simulation(SAMPLE_DATA_CONFIG, folder, formats or list(Format),
                              broken_file=SAMPLE_BROKEN_FILE, compress=True, manifest=False,
                              faults_file=None)
-    games = write_simulation(SAMPLE_GAMES_CONFIG, folder, formats or list(Format),
+    # fpdb-3 records no point value, so none of the money these tables play for.
+    game_formats = [fmt for fmt in (formats or list(Format)) if fmt != Format.FPDB]
+    games = write_simulation(SAMPLE_GAMES_CONFIG, folder, game_formats or list(Format),
                              compress=True, manifest=False, faults_file=None)
     faults = first.faults + games.faults
     write_faults(folder / FAULTS_FILE, faults)

@@ -89,6 +89,18 @@ def read_commits(root: Path) -> list[dict[str, Any]]:
             if not p.name.endswith(".checkpoint.json")]
 
 
+def read_commits_after(root: Path, commit_id: int) -> list[dict[str, Any]]:
+    """The commit records after ``commit_id``, oldest first (read one by one by id, so a
+    long log costs nothing; a commit whose record is gone is skipped)."""
+    state = read_state(root)
+    records = []
+    for later in range(commit_id + 1, state.commit + 1):
+        path = root / LOG_DIR / f"{later:012d}.json"
+        if path.exists():
+            records.append(json.loads(path.read_text()))
+    return records
+
+
 def write_commit(root: Path, record: Mapping[str, Any]) -> None:
     """Write one commit record (its ``id`` the next commit's), and a checkpoint when due."""
     commit_id = int(record["id"])

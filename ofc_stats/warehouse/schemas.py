@@ -83,6 +83,7 @@ PROBLEMS_SCHEMA = pl.Schema({
 PROBLEM_KINDS = (
     "syntax", "missing field", "version", "variant", "timestamp", "money", "players",
     "seat", "card", "row size", "duplicate card", "encoding", "truncated", "conflict",
+    "streets",  # streets placing a card twice: the hand is stored, without them
     "file", "format",  # ingest: an unreadable or corrupt file; a format it cannot tell
 )
 

@@ -40,6 +40,7 @@ from ofc_stats.warehouse.log import (
     TableFile,
     WarehouseState,
     read_commits,
+    read_commits_after,
     read_state,
     write_commit,
 )
@@ -134,6 +135,10 @@ class Warehouse:
     def commits(self) -> list[dict[str, Any]]:
         """Every commit record still in the log, oldest first (for `ofc-stats` status)."""
         return read_commits(self.root)
+
+    def commits_after(self, commit_id: int) -> list[dict[str, Any]]:
+        """The commit records after ``commit_id``, oldest first."""
+        return read_commits_after(self.root, commit_id)
 
     # -- writing ------------------------------------------------------------------
 
