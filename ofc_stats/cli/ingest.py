@@ -58,8 +58,18 @@ def print_ingest_summary(summary: IngestSummary, as_json: bool) -> None:
         typer.echo(f"  ... and {more:,} more: ofc-stats query 'FROM rejects'", err=True)
 
 
-@app.command("ingest", short_help="Import hand histories into the warehouse, every hand "
-                                   "once.")
+EXAMPLES = """Examples:
+
+\b
+  ofc-stats ingest sample_data
+  ofc-stats ingest ~/histories/*.jsonl.gz --strict
+  ofc-stats ingest ~/.fpdb/database/fpdb.db3        (fpdb-3's database)
+  ofc-stats ingest ~/histories --watch --score       (until Ctrl-C)
+"""
+
+
+@app.command("ingest", epilog=EXAMPLES,
+             short_help="Import hand histories into the warehouse, every hand once.")
 def ingest_command(
     paths: Annotated[list[str], typer.Argument(
         metavar="PATH...", help="History files, folders (walked recursively), globs, or "
