@@ -82,6 +82,11 @@ def row_text(cards: list[str], size: int, pad: int = 0,
     return text
 
 
+def _json_value(value: object) -> object:
+    """A value JSON has no type for: money (a Decimal) as its exact text, others as text."""
+    return str(value)
+
+
 def _money(value: Any) -> str:
     """``+5.40``, ``-12``: a money amount signed, without trailing zeros."""
     text = f"{value.normalize():f}" if hasattr(value, "normalize") else f"{value}"
@@ -301,6 +306,7 @@ def hand(
             "seats": detail.seats.to_dicts(), "matchups": detail.matchups.to_dicts(),
             "streets": detail.streets.to_dicts(),
             "findings": detail.findings.with_columns(
-                pl.col("started_at").dt.to_string()).to_dicts()}, indent=2))
+                pl.col("started_at").dt.to_string()).to_dicts()}, indent=2,
+            default=_json_value))
         return
     print_hand(detail, streets)
