@@ -68,10 +68,15 @@ def test_impossible_boards_from_rejects_and_from_the_scorer(tmp_path: Path) -> N
     ]
 
 
-def test_audit_needs_scores(tmp_path: Path) -> None:
-    warehouse = store(tmp_path, [Hand("g-1", [Seat("alice", ENTRY_QQ), Seat("bob", NOTHING_2)])])
+def test_audit_scores_what_is_not_scored_first(tmp_path: Path) -> None:
+    hands = [Hand("g-1", [Seat("alice", ENTRY_QQ), Seat("bob", NOTHING_2)])]
+    unscored = store(tmp_path / "unscored", hands)
     with pytest.raises(NotScoredError, match="run 'ofc-stats score' first"):
-        audit_warehouse(warehouse)
+        audit_warehouse(unscored, score=False)
+    report = audit_warehouse(unscored)
+    assert report.coverage is not None
+    assert report.coverage.scored_now == 1
+    assert report.coverage.complete
 
 
 def test_money_the_room_paid_is_checked_against_the_table_stakes_cap(tmp_path: Path) -> None:

@@ -303,11 +303,10 @@ def test_the_exit_code_table_in_the_docs_is_the_code() -> None:
 
 
 def test_exit_codes_tell_situations_apart(tmp_path: Path, sample_warehouse: Warehouse) -> None:
-    unscored = store(tmp_path / "unscored", [Hand("h1", [Seat("a", NOTHING_1),
-                                                         Seat("b", NOTHING_2)])])
+    empty = Warehouse.open(tmp_path / "empty", create=True)
     codes = {
         "missing warehouse": runner.invoke(app, ["audit", "-w", str(tmp_path / "no")]),
-        "nothing scored": runner.invoke(app, ["audit", "-w", str(unscored.root)]),
+        "nothing scored": runner.invoke(app, ["stats", "-w", str(empty.root)]),
         "mismatches": runner.invoke(app, ["audit", "--fail-on-mismatch", "-w",
                                           str(sample_warehouse.root)]),
         "usage": runner.invoke(app, ["audit", "--format", "xml"]),
@@ -317,9 +316,16 @@ def test_exit_codes_tell_situations_apart(tmp_path: Path, sample_warehouse: Ware
         "missing warehouse": ExitCode.NO_WAREHOUSE, "nothing scored": ExitCode.NOT_SCORED,
         "mismatches": ExitCode.MISMATCHES, "usage": ExitCode.USAGE, "ok": ExitCode.OK}
     assert len({result.exit_code for result in codes.values()}) == len(codes)
-    for name in ("stats", "report"):
-        nothing = runner.invoke(app, [name, "-w", str(unscored.root)])
-        assert nothing.exit_code == ExitCode.NOT_SCORED, (name, nothing.output)
+    # A what-if never scored: the same code, naming the command that scores it.
+    what_if = runner.invoke(app, ["report", "--scoring", "ultimate", "-w",
+                                  str(sample_warehouse.root)])
+    assert what_if.exit_code == ExitCode.NOT_SCORED, what_if.output
+    # Hands stored but not scored: the readers score them first.
+    unscored = store(tmp_path / "unscored", [Hand("h1", [Seat("a", NOTHING_1),
+                                                         Seat("b", NOTHING_2)])])
+    for name in ("stats", "audit"):
+        result = runner.invoke(app, [name, "-w", str(unscored.root)])
+        assert result.exit_code == ExitCode.OK, (name, result.output)
 
 
 @pytest.mark.parametrize("width", WIDTHS)

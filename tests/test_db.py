@@ -14,6 +14,7 @@ from ofc_stats.analysis.fantasyland_review import review_warehouse
 from ofc_stats.analysis.score import score_warehouse
 from ofc_stats.cli import app
 from ofc_stats.db import QueryError, named_queries, query_warehouse
+from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.catalog import DATABASE_FILE
 from tests.builders import ENTRY_QQ, ENTRY_QQ_2, NOTHING_1, NOTHING_2, TRIPS_TOP, Hand, Seat, store
 
@@ -217,11 +218,11 @@ def test_intervals_and_nested_values_come_out_in_every_format(scored: Path) -> N
 
 
 def test_stats_explains_an_empty_answer(scored: Path, tmp_path: Path) -> None:
-    unscored = tmp_path / "unscored"
-    store(unscored, hands(2))
-    nothing = runner.invoke(app, ["stats", "-w", str(unscored)])
+    empty = tmp_path / "empty"
+    Warehouse.open(empty, create=True)
+    nothing = runner.invoke(app, ["stats", "-w", str(empty)])
     assert nothing.exit_code == 6, nothing.output  # nothing scored has a code of its own
-    assert "no scored hands in the warehouse: run 'ofc-stats score'" in nothing.stderr
+    assert "no hands in the warehouse: run 'ofc-stats ingest'" in nothing.stderr
     cases = [
         (["--player", "ALICE", "-w", str(scored)], "did you mean 'alice'?"),
         (["--player", "alicia", "-w", str(scored)], "did you mean 'alice'?"),

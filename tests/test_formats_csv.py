@@ -119,8 +119,8 @@ def test_a_bad_date_on_every_row_is_a_timestamp_problem() -> None:
 
 def test_a_hand_whose_rows_are_apart_is_refused_the_second_time() -> None:
     first, second = rows("h1").splitlines(keepends=True)
-    batch = read_all(Format.CSV, sheet(first, rows("h2"), second))
-    assert batch.hands["hand_id"].to_list() == ["h2"]
+    batch = read_all(Format.CSV, sheet(first, rows("h2"), second, rows("h3")))
+    assert batch.hands["hand_id"].to_list() == ["h2", "h3"]
     assert_problem(batch.problems, "syntax", "rows must be together", line=5, hand_id="h1")
 
 

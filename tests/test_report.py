@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
 import subprocess
 import sys
@@ -304,11 +305,15 @@ def test_user_errors_say_what_to_do(warehouse: Warehouse, scope: ReportScope,
         load_report_data(warehouse, scope)
 
 
-def test_an_unscored_warehouse_asks_for_ofc_stats_score(tmp_path: Path) -> None:
+def test_an_unscored_warehouse_is_scored_first_or_asks_for_ofc_stats_score(
+        tmp_path: Path) -> None:
     warehouse = store(tmp_path, report_hands()[0])
     with pytest.raises(NoScoredHandsError, match="run 'ofc-stats score'"):
-        write_report(warehouse, out=tmp_path / "r.html")
+        write_report(warehouse, out=tmp_path / "r.html", score=False)
     assert not (tmp_path / "r.html").exists()
+    summary = write_report(warehouse, out=tmp_path / "r.html")
+    assert summary.scored_first == summary.hands > 0
+    assert summary.unscored == 0
 
 
 @pytest.mark.parametrize(("text", "expected"), [
@@ -538,6 +543,46 @@ def test_default_paths_keep_every_player_and_table_apart() -> None:
 # --- the command ---------------------------------------------------------------------
 
 
+def test_out_writes_only_regular_files_or_new_paths_and_a_folder_means_inside(
+        warehouse: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def report(out: str) -> tuple[int, str]:
+        result = runner.invoke(app, ["report", "-w", str(warehouse.root), "--out", out])
+        return result.exit_code, result.stderr
+
+    # A folder, existing or named with a slash, and the current one: inside it.
+    (tmp_path / "existing").mkdir()
+    for out, written in (("existing", "existing/overview.html"),
+                         ("new/", "new/overview.html"), (".", "overview.html"),
+                         ("", "overview.html")):
+        code, errors = report(out)
+        assert code == 0, (out, errors)
+        assert (tmp_path / written).is_file(), out
+    assert not (tmp_path / "new").is_file()
+    # A link to a regular file writes that file; the link stays a link.
+    (tmp_path / "real.html").write_text("old")
+    (tmp_path / "link.html").symlink_to(tmp_path / "real.html")
+    assert report("link.html")[0] == 0
+    assert (tmp_path / "link.html").is_symlink()
+    assert (tmp_path / "real.html").read_text().startswith("<!DOCTYPE html>")
+    # Never over a device, a pipe or a special file, directly or through a link.
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "to-null").symlink_to("/dev/null")
+    for out, kind in (("/dev/null", "a device"), ("/dev/stdout", "a special file"),
+                      ("pipe", "a named pipe"), ("to-null", "a device")):
+        code, errors = report(out)
+        assert code == 2, out
+        assert errors == (f"ofc-stats: error: not writing the report to {out}: it is "
+                          f"{kind}{' (under /dev/)' if kind == 'a special file' else ''}; "
+                          "give a file or a folder\n")
+    assert Path("/dev/null").is_char_device()
+    assert Path("/dev/stdout").is_symlink()
+    assert (tmp_path / "pipe").is_fifo()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
 def test_cli_writes_the_report_and_reports_errors_on_one_line(
         warehouse: Warehouse, tmp_path: Path) -> None:
     target = tmp_path / "bob.html"
@@ -566,10 +611,17 @@ def test_cli_writes_the_report_and_reports_errors_on_one_line(
         assert failed.exit_code == 2
         assert failed.stderr == f"ofc-stats: error: {message}\n"
     folder = tmp_path / "taken.html"
-    folder.mkdir()  # the file asked for cannot be written: the error names it
-    blocked = runner.invoke(app, ["report", "-w", str(warehouse.root), "--out", str(folder)])
+    folder.mkdir()  # a folder: the report goes inside it
+    inside = runner.invoke(app, ["report", "-w", str(warehouse.root), "--out", str(folder)])
+    assert inside.exit_code == 0, inside.output
+    assert (folder / "overview.html").is_file()
+    plain = tmp_path / "plain.txt"
+    plain.write_text("a file")  # the file asked for cannot be written: the error names it
+    blocked = runner.invoke(app, ["report", "-w", str(warehouse.root), "--out",
+                                  str(plain / "r.html")])
     assert blocked.exit_code == 7  # a file or system error
-    assert blocked.stderr == f"ofc-stats: error: Is a directory: {folder}\n"
+    assert blocked.stderr.count("\n") == 1
+    assert str(plain) in blocked.stderr
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
 
 

@@ -10,10 +10,12 @@ import polars as pl
 import pytest
 
 from ofc_stats.warehouse import (
+    QUARANTINE_DIR,
     PendingFile,
     Warehouse,
     WarehouseError,
     WarehouseLockedError,
+    store,
 )
 from ofc_stats.warehouse.log import CHECKPOINT_EVERY
 from ofc_stats.warehouse.schemas import TABLE_SCHEMAS
@@ -61,7 +63,9 @@ def test_uncommitted_files_are_invisible_and_swept(tmp_path: Path) -> None:
     assert warehouse.scan("hands").collect().height == 3
     with warehouse.writing():
         pass
+    # Set aside, never deleted: no commit ever named it.
     assert not orphan.exists()
+    assert (tmp_path / QUARANTINE_DIR / "hands" / orphan.name).is_file()
     assert not (tmp_path / "hands" / ".tmp-half-written.parquet").exists()
 
 
@@ -100,7 +104,8 @@ def test_checkpoints_keep_replay_short_and_equal(tmp_path: Path) -> None:
         range(CHECKPOINT_EVERY + 3))
 
 
-def test_compaction_merges_small_files_without_changing_rows(tmp_path: Path) -> None:
+def test_compaction_merges_small_files_without_changing_rows(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     warehouse = Warehouse.open(tmp_path, create=True)
     with warehouse.writing():
         for n in range(12):
@@ -114,9 +119,14 @@ def test_compaction_merges_small_files_without_changing_rows(tmp_path: Path) -> 
     assert len(warehouse.files("hands")) == 3  # 50 + 50 + 20 rows
     assert sorted(warehouse.scan("hands").collect()["n"].to_list()) == before
     assert len(warehouse.files("player_hands", "classic")) == 1
-    with warehouse.writing():  # the merged-away files are swept by the next writer
+    with warehouse.writing():  # the merged-away files stay a while, for readers...
+        pass
+    assert len(list((tmp_path / "hands").glob("*.parquet"))) == 15
+    monkeypatch.setattr(store, "KEEP_REMOVED_SECONDS", 0)
+    with warehouse.writing():  # ...then the next writer deletes them
         pass
     assert len(list((tmp_path / "hands").glob("*.parquet"))) == 3
+    assert not (tmp_path / QUARANTINE_DIR).exists()
 
 
 def test_every_table_has_its_schema_from_the_one_place(sample_warehouse: Warehouse) -> None:

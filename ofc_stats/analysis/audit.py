@@ -15,7 +15,8 @@ kind                severity  found where
 ``fl_unearned``     error     Fantasyland given, not earned
 ``fl_cards``        error     Fantasyland with the wrong number of cards
 ``impossible``      error     a board that cannot exist: duplicate cards, a row
-                              too long, an unreadable card (rejects), or an
+                              too long, an unreadable card (rejects not resolved:
+                              the hand was not stored whole after all), or an
                               incomplete board, a joker, a wrong player count
                               (flagged by the scorer)
 ``gap``             info      hands missing from a table's history
@@ -29,9 +30,11 @@ from dataclasses import dataclass
 
 import polars as pl
 
+from ofc_stats.analysis.coverage import Coverage, score_first, unscored_hands
 from ofc_stats.analysis.fantasyland import transitions_of
 from ofc_stats.errors import NotScoredError
 from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse.catalog import UNRESOLVABLE_KINDS
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 ERROR_KINDS = ("points", "royalties", "money", "fl_missing", "fl_unearned", "fl_cards",
@@ -57,10 +60,12 @@ FINDINGS_SCHEMA = pl.Schema({
 
 @dataclass(frozen=True)
 class AuditReport:
-    """Findings (one row each) and their counts per kind and site."""
+    """Findings (one row each), their counts per kind and site, and how many stored
+    hands the findings cover."""
 
     findings: pl.DataFrame
     summary: pl.DataFrame
+    coverage: Coverage | None = None
 
     @property
     def errors(self) -> int:
@@ -175,12 +180,28 @@ def _fantasyland(warehouse: Warehouse, scoring: str, hand: Hand | None
     return parts
 
 
+def unresolved_rejects(warehouse: Warehouse) -> pl.LazyFrame:
+    """The rejects whose hand was never stored whole after all (by the same (site,
+    hand_id), or read from the same file and line once complete): what the
+    ``rejects`` view calls not ``resolved`` (ofc_stats.warehouse.catalog)."""
+    hands = warehouse.scan("hands").select("site", "hand_id", pl.col("source_file").alias(
+        "file"), pl.col("source_line").alias("line"))
+    rejects = warehouse.scan("rejects")
+    resolvable = ~pl.col("kind").is_in(list(UNRESOLVABLE_KINDS))
+    resolved = (rejects.filter(resolvable)
+                .join(hands.select("site", "hand_id"), on=["site", "hand_id"], how="semi"))
+    resolved = pl.concat([resolved, rejects.filter(resolvable).join(
+        hands.select("file", "line"), on=["file", "line"], how="semi")])
+    return rejects.join(resolved.unique(), on=list(rejects.collect_schema()), how="anti",
+                        nulls_equal=True)
+
+
 def _impossible(warehouse: Warehouse, scoring: str, hand: Hand | None
                 ) -> list[pl.LazyFrame]:
     parts = []
     if warehouse.files("rejects") and hand is None:  # a rejected hand is not stored
         parts.append(_finding(
-            warehouse.scan("rejects").filter(pl.col("kind").is_in(IMPOSSIBLE_REJECTS)),
+            unresolved_rejects(warehouse).filter(pl.col("kind").is_in(IMPOSSIBLE_REJECTS)),
             "impossible", "error", site=pl.col("site"), hand_id=pl.col("hand_id"),
             detail=pl.col("reason"),
             source=pl.format("{}:{}", pl.col("file"), pl.col("line").cast(pl.String)
@@ -200,16 +221,31 @@ def _impossible(warehouse: Warehouse, scoring: str, hand: Hand | None
 
 
 def audit_warehouse(warehouse: Warehouse, scoring: str = DEFAULT_SCORING,
-                    hand: Hand | None = None) -> AuditReport:
+                    hand: Hand | None = None, *, score: bool = True) -> AuditReport:
     """Every disagreement between the stored histories and the rules: the rules of the
     default scoring, or of a stored what-if ``scoring`` (whose Fantasyland chains are
     followed now, under its rules); with ``hand`` (site, hand id), that hand's only.
 
+    Args:
+        warehouse: the warehouse.
+        scoring: the stored scoring whose rules the hands are held to.
+        hand: only this hand's findings (nothing is scored first, no coverage).
+        score: score the hands not scored yet first (else the report's ``coverage``
+            says how many stored hands the default scoring leaves out).
+
     Raises:
-        NotScoredError: the warehouse has hands but ``score`` never ran.
+        NotScoredError: the warehouse has hands but no scores, and they could not be
+            scored (``score`` false, another writer, a read-only warehouse).
+        WarehouseDamagedError: a file the log names is missing or damaged.
     """
+    warehouse.require_whole()
+    coverage: Coverage | None = None
+    if hand is None and scoring == DEFAULT_SCORING:
+        coverage = score_first(warehouse) if score else unscored_hands(warehouse)
     if warehouse.files("hands") and not warehouse.files("player_hands", scoring):
-        raise NotScoredError("the warehouse has hands but no scores: run 'ofc-stats score' first")
+        why = f" ({coverage.reason})" if coverage is not None and coverage.reason else ""
+        raise NotScoredError(f"the warehouse has hands but no scores{why}: run "
+                             "'ofc-stats score' first")
     parts = [*_reported_mismatches(warehouse, scoring, hand),
              *_fantasyland(warehouse, scoring, hand), *_impossible(warehouse, scoring, hand)]
     findings = (pl.concat([part.collect() for part in parts]) if parts
@@ -221,4 +257,4 @@ def audit_warehouse(warehouse: Warehouse, scoring: str = DEFAULT_SCORING,
     summary = (findings.group_by("kind", "severity", "site").agg(pl.len().alias("count"))
                .with_columns(pl.col("kind").replace_strict(order).alias("_order"))
                .sort("_order", "site").drop("_order"))
-    return AuditReport(findings=findings, summary=summary)
+    return AuditReport(findings=findings, summary=summary, coverage=coverage)

@@ -24,7 +24,14 @@ each in ``fl_transitions``, with a ``status``:
   missing hands, or after the table sat idle longer than ``break_minutes``.
 
 Besides, one row per gap in a table's history (``status`` ``gap``, ``player`` null):
-the hand id ends in a number that usually grows by one at that table and jumps.
+the hand id ends in a number that usually grows by one at that table and jumps. A
+table with ten steps or more tells alone (its median step is one). A shorter one
+follows its room (site): the room counts each table's hands by itself if its tables
+reuse each other's numbers (a counter tables share never gives a number twice) or
+the warehouse holds one table of it. So a gap in a table of three hands is found.
+The blind spots: a short table of a room whose tables share a counter, exported
+alone (its jumps are taken for gaps), and a room of several short tables whose own
+counters never meet (their gaps are not found).
 The errors are ``fl_missing``, ``fl_unearned`` and ``fl_cards``.
 
 The query runs in DuckDB with a memory limit (spilling to disk beyond it) and
@@ -46,6 +53,9 @@ from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 FL_ERRORS = ("fl_missing", "fl_unearned", "fl_cards")
 DEFAULT_BREAK_MINUTES = 60
 DUCKDB_MEMORY_LIMIT = "400MB"
+# A table with at least this many steps between hand numbers tells alone whether its
+# hands are numbered one by one; a shorter one follows its room (site).
+OWN_NUMBERING_STEPS = 10
 
 TRANSITIONS_SQL = """
 WITH marked AS MATERIALIZED (
@@ -72,9 +82,25 @@ sequence AS (
     FROM hands
     WINDOW table_order AS (PARTITION BY site, "table" ORDER BY started_at, hand_id)
 ),
+room_numbers AS MATERIALIZED (
+    SELECT site, "table", try_cast(regexp_extract(hand_id, '(\\d+)$', 1) AS BIGINT) AS number
+    FROM {all_hands}
+),
+site_numbering AS (
+    -- a table too short to tell alone follows its room: the room counts each table's
+    -- hands by itself if its tables reuse each other's numbers (a counter the tables
+    -- share never gives one number twice) or it has one table (its own counter)
+    SELECT site, count(DISTINCT "table") = 1 OR count(number) > count(DISTINCT number)
+                 AS one_by_one
+    FROM room_numbers GROUP BY site
+),
 numbering AS (
-    SELECT site, "table", median(number - prev_number) = 1 AS one_by_one
-    FROM sequence WHERE prev_number IS NOT NULL GROUP BY site, "table"
+    -- a table long enough tells by itself: its typical step is one
+    SELECT q.site, q."table",
+           CASE WHEN count(*) >= {own_numbering_steps} THEN median(q.number - q.prev_number) = 1
+                ELSE bool_or(coalesce(n.one_by_one, FALSE)) END AS one_by_one
+    FROM sequence q LEFT JOIN site_numbering n USING (site)
+    WHERE q.prev_number IS NOT NULL GROUP BY q.site, q."table"
 ),
 links AS MATERIALIZED (
     -- how each hand follows the table's previous one: only where it matters (a hand
@@ -207,20 +233,29 @@ def transitions_query(files: list[str], break_minutes: int = DEFAULT_BREAK_MINUT
 
     ``hand_files`` (the warehouse's ``hands``) list every hand once; without them the
     hands are gathered from ``player_hands``. ``tables``: a relation of ``site`` and
-    ``table``; only those tables' hands are followed (each table's chain is its own).
+    ``table``; only those tables' hands are followed (each table's chain is its own;
+    how a room numbers its hands is told from all of them).
     """
     only = "" if tables is None else f' SEMI JOIN {tables} USING (site, "table")'
+    every_player_hand = f"(SELECT * FROM read_parquet({_file_list(files)}))"
     player_hands = f"(SELECT * FROM read_parquet({_file_list(files)}){only})"
-    hands = (f"(SELECT * FROM read_parquet({_file_list(hand_files)}){only})" if hand_files
-             else None)
-    return transitions_sql(player_hands, hands, break_minutes)
+    if hand_files:
+        all_hands = f"(SELECT * FROM read_parquet({_file_list(hand_files)}))"
+        hands: str | None = f"(SELECT * FROM read_parquet({_file_list(hand_files)}){only})"
+    else:
+        all_hands = f"(SELECT DISTINCT site, \"table\", hand_id FROM {every_player_hand})"
+        hands = None
+    return transitions_sql(player_hands, hands, break_minutes, all_hands)
 
 
 def transitions_sql(player_hands: str, hands: str | None = None,
-                    break_minutes: int = DEFAULT_BREAK_MINUTES) -> str:
+                    break_minutes: int = DEFAULT_BREAK_MINUTES,
+                    all_hands: str | None = None) -> str:
     """The SQL that derives ``fl_transitions`` rows from a ``player_hands`` relation
     (a table name or a parenthesised query), and the hands from ``hands`` (one row per
-    hand) or, without it, gathered from ``player_hands``."""
+    hand) or, without it, gathered from ``player_hands``. ``all_hands`` (``site``,
+    ``table``, ``hand_id``; by default the hands followed) tells how each room numbers
+    its hands, for tables too short to tell by themselves."""
     if hands is not None:
         source = "the warehouse's hands"
     else:
@@ -228,7 +263,9 @@ def transitions_sql(player_hands: str, hands: str | None = None,
                  f"FROM {player_hands} GROUP BY ALL)")
         source = "gathered from player_hands"
     return TRANSITIONS_SQL.format(player_hands=player_hands, break_minutes=int(break_minutes),
-                                  hands=hands, hands_source=source)
+                                  hands=hands, hands_source=source,
+                                  all_hands=hands if all_hands is None else all_hands,
+                                  own_numbering_steps=OWN_NUMBERING_STEPS)
 
 
 def _file_list(files: list[str]) -> str:

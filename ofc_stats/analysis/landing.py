@@ -23,8 +23,8 @@ import polars as pl
 import pyarrow.parquet as pq  # type: ignore[import-untyped]
 
 from ofc_stats.analysis.score import (
+    ScoringRecord,
     _record_scoring,
-    _ScoringRecord,
     rules_digest,
 )
 from ofc_stats.errors import OfcStatsError
@@ -165,7 +165,7 @@ def land_datasets(source: Path | str, warehouse: Path | str | Warehouse) -> Land
         if any(f.table == "player_hands" and f.partition == DEFAULT_SCORING for f in staged):
             # The default scoring covers every seats file landed: `score` finds nothing new.
             followed = any(f.table == "fl_transitions" for f in staged)
-            _record_scoring(store, DEFAULT_SCORING, _ScoringRecord(
+            _record_scoring(store, DEFAULT_SCORING, ScoringRecord(
                 rules_digest(None), frozenset(f.path for f in staged if f.table == "seats"),
                 transitions_stale=not followed))
         with contextlib.suppress(OfcStatsError):

@@ -49,12 +49,12 @@ from ofc_stats.warehouse import (
 from ofc_stats.warehouse.catalog import refresh_database
 from ofc_stats.warehouse.config import WarehouseConfig, read_config
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
+from ofc_stats.warehouse.store import SCORINGS_FILE
 from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
 # Per scoring: which rules its stored rows were computed under (a digest, so that a
 # ruleset file edited since is noticed and everything rescored) and which seats files
 # it has scored whole (not read again: a run with nothing new reads no seats).
-SCORINGS_FILE = "scorings.json"
 HAND_KEY = ["site", "hand_id"]
 SEAT_COLUMNS = ["site", "hand_id", "variant", "table", "started_at", "point_value", "seat",
                 "player", "in_fantasyland", "fl_cards", *CARD_COLUMNS, "reported_points",
@@ -65,6 +65,7 @@ CARRIED = ["variant", "table", "started_at", "seat", "player", "in_fantasyland",
 # Hand columns repeated on each matchup, so head-to-head queries need no join.
 MATCHUP_HAND_COLUMNS = ["variant", "table", "started_at"]
 COMPACT_WHEN_FILES = 32
+LOCK_TIMEOUT = 30.0  # seconds to wait for another writer
 # Chunks of a seats file scored at once (each in a thread), and their size: memory is
 # bounded by these, whatever the size of the files or the warehouse.
 SCORING_THREADS = min(2, os.cpu_count() or 1)
@@ -267,7 +268,7 @@ def rules_digest(forced: Ruleset | None, config: WarehouseConfig | None = None) 
 
 
 @dataclass(frozen=True)
-class _ScoringRecord:
+class ScoringRecord:
     """What ``scorings.json`` says of one scoring."""
 
     rules: str  # rules_digest of the rules its rows were computed under
@@ -277,7 +278,8 @@ class _ScoringRecord:
     transitions_stale: bool = False
 
 
-def _stored_scorings(warehouse: Warehouse) -> dict[str, _ScoringRecord]:
+def scoring_records(warehouse: Warehouse) -> dict[str, ScoringRecord]:
+    """What ``scorings.json`` says of each scoring (empty if it cannot be read)."""
     path = warehouse.root / SCORINGS_FILE
     try:
         stored = json.loads(path.read_text())
@@ -288,16 +290,22 @@ def _stored_scorings(warehouse: Warehouse) -> dict[str, _ScoringRecord]:
     records = {}
     for name, value in stored.items():
         if isinstance(value, dict):
-            records[str(name)] = _ScoringRecord(str(value.get("rules")), frozenset(
+            records[str(name)] = ScoringRecord(str(value.get("rules")), frozenset(
                 str(path) for path in value.get("seats_files", [])),
                 bool(value.get("transitions_stale", False)))
         else:  # written by an earlier version: the digest alone
-            records[str(name)] = _ScoringRecord(str(value))
+            records[str(name)] = ScoringRecord(str(value))
     return records
 
 
-def _record_scoring(warehouse: Warehouse, scoring: str, record: _ScoringRecord) -> None:
-    stored = _stored_scorings(warehouse)
+def forget_scorings(warehouse: Warehouse) -> None:
+    """Forget what every scoring has scored (``repair``, after dropping the scores):
+    the next run scores every hand."""
+    (warehouse.root / SCORINGS_FILE).unlink(missing_ok=True)
+
+
+def _record_scoring(warehouse: Warehouse, scoring: str, record: ScoringRecord) -> None:
+    stored = scoring_records(warehouse)
     if stored.get(scoring) != record:
         stored[scoring] = record
         data = {name: {"rules": item.rules, "seats_files": sorted(item.seats_files),
@@ -330,18 +338,22 @@ def _contiguous(seats: pl.DataFrame) -> pl.DataFrame:
 
 def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None = None, *,
                     rescore: bool = False, progress: ProgressCallback | None = None,
-                    batch_boards: int = BATCH_BOARDS) -> ScoreSummary:
+                    batch_boards: int = BATCH_BOARDS,
+                    lock_timeout: float = LOCK_TIMEOUT) -> ScoreSummary:
     """Score every stored hand not yet scored under this scoring (all with ``rescore``).
 
     Incremental runs commit after each seats file; a rescore writes the new files
     first and swaps them in with one commit, so readers see the old scoring or the
     new one, never a mix. A kill part-way leaves whole commits and a re-run finishes.
+
+    Raises:
+        WarehouseLockedError: another process kept the lock for ``lock_timeout`` seconds.
     """
     forced = None if ruleset is None else get_ruleset(ruleset)
     scoring = scoring_name(forced)
     started = time.perf_counter()
     hands = player_rows = matchup_rows = 0
-    with warehouse.writing():
+    with warehouse.writing(lock_timeout):
         config = None if forced is not None else read_config(warehouse.root)
         upgrade_warehouse(warehouse)
         state = warehouse.state()
@@ -350,11 +362,11 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
         # Rows stored under other rules than these (a ruleset file edited since, a new
         # version's presets) are all redone; a warehouse without a record keeps its rows.
         digest = rules_digest(forced, config)
-        record = _stored_scorings(warehouse).get(scoring)
+        record = scoring_records(warehouse).get(scoring)
         rules_changed = bool(previous) and record is not None and record.rules != digest
         rescore = rescore or rules_changed
         if not previous:  # nothing stored could disagree, nothing is scored
-            record = _ScoringRecord(digest)
+            record = ScoringRecord(digest)
             _record_scoring(warehouse, scoring, record)
         scored_before = (record.seats_files if record is not None and not rescore
                          else frozenset())
@@ -396,7 +408,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
         if follows_tables and seat_files and not stale_before:
             # Before the first commit: a run stopped before its refresh leaves a mark.
             _record_scoring(warehouse, scoring,
-                            _ScoringRecord(digest, scored_before, transitions_stale=True))
+                            ScoringRecord(digest, scored_before, transitions_stale=True))
         touched: list[pl.DataFrame] = []
         staged: list[StagedFile] = []
         for done, result in enumerate(map(score_file, seat_files), start=1):
@@ -419,7 +431,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
         still_there = {f.path for f in all_seat_files}
         scored_files = (scored_before & still_there) | {f.path for f in seat_files}
         refresh = follows_tables and bool(player_rows or rescore or stale_before)
-        _record_scoring(warehouse, scoring, _ScoringRecord(digest, scored_files,
+        _record_scoring(warehouse, scoring, ScoringRecord(digest, scored_files,
                                                            transitions_stale=refresh))
         for table in ("player_hands", "matchups"):
             if len(warehouse.state().table_files(table, scoring)) >= COMPACT_WHEN_FILES:
@@ -432,7 +444,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
             only = (None if rescore or stale_before or not touched
                     else pl.concat(touched).unique())
             transitions, fl_errors = refresh_transitions(warehouse, tables=only)
-            _record_scoring(warehouse, scoring, _ScoringRecord(digest, scored_files))
+            _record_scoring(warehouse, scoring, ScoringRecord(digest, scored_files))
         transitions_seconds = time.perf_counter() - transitions_started
         database = refresh_database(warehouse)
     seconds = time.perf_counter() - started

@@ -11,6 +11,7 @@ import typer
 
 from ofc_stats.cli.app import ColumnsOption, ScoringOption, WarehouseOption, WideOption, app
 from ofc_stats.cli.errors import reported_errors
+from ofc_stats.cli.output import report_coverage
 from ofc_stats.cli.tables import View, console, print_table, selected_columns, terminal_width
 from ofc_stats.errors import ExitCode
 
@@ -55,14 +56,17 @@ def audit(
     from ofc_stats.analysis.score import resolve_scoring
     from ofc_stats.warehouse import Warehouse
 
-    with reported_errors():
+    with reported_errors(warehouse):
         store = Warehouse.open(warehouse)
         report = audit_warehouse(store, resolve_scoring(store, scoring))
     findings = report.findings
+    if report.coverage is not None:
+        report_coverage(report.coverage, "this audit")
     if output is AuditFormat.JSON:
         if columns is not None:
             findings = findings.select(selected_columns(findings, columns))
         typer.echo(json.dumps({
+            "coverage": report.coverage.as_dict() if report.coverage else None,
             "summary": report.summary.to_dicts(),
             "findings": findings.with_columns(
                 pl.col(name).dt.to_string() for name, dtype in findings.schema.items()

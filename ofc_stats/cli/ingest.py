@@ -87,6 +87,9 @@ def ingest_command(
     wait: Annotated[float, typer.Option(
         min=0, metavar="SECONDS",
         help="Seconds to wait for another process writing the warehouse.")] = 30.0,
+    follow_links: Annotated[bool, typer.Option(
+        "--follow-links", help="In folders, follow links that lead out of them "
+        "(skipped and counted otherwise).")] = False,
     watch: Annotated[bool, typer.Option(
         "--watch", help="Keep running: import files again as they grow or appear "
                         "(Ctrl-C stops it). The warehouse stays readable meanwhile.")] = False,
@@ -108,10 +111,11 @@ def ingest_command(
         watch_paths(paths, warehouse, fmt, interval=interval, wait=wait, score=score,
                     as_json=as_json)
         return
-    with reported_errors():
+    with reported_errors(warehouse):
         try:
             with ingest_progress(show=not as_json) as progress:
-                summary = ingest(paths, warehouse, fmt, strict, progress, lock_timeout=wait)
+                summary = ingest(paths, warehouse, fmt, strict, progress, lock_timeout=wait,
+                                 follow_links=follow_links)
         except RejectedHandsError as error:
             print_ingest_summary(error.summary, as_json)
             raise

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from enum import StrEnum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import polars as pl
 import typer
 
 from ofc_stats.cli.tables import View, print_table, selected_columns
+
+if TYPE_CHECKING:
+    from ofc_stats.analysis.coverage import Coverage
 
 
 class QueryFormat(StrEnum):
@@ -74,3 +78,13 @@ def write_frame(frame: pl.DataFrame, output: QueryFormat, out: Path | None, *,
             typer.echo(text, nl=False)
         else:
             out.write_text(text, encoding="utf-8")
+
+
+def report_coverage(coverage: Coverage, what: str) -> None:
+    """On stderr: the hands a reader scored first, or those its numbers leave out."""
+    if coverage.scored_now:
+        typer.echo(f"ofc-stats: scored {coverage.scored_now:,} hands not scored yet first",
+                   err=True)
+    warning = coverage.warning(what)
+    if warning is not None:
+        typer.echo(f"ofc-stats: warning: {warning}", err=True)

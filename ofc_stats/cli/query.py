@@ -10,7 +10,7 @@ import typer
 
 from ofc_stats.cli.app import ColumnsOption, ScoringOption, WarehouseOption, WideOption, app
 from ofc_stats.cli.errors import reported_errors
-from ofc_stats.cli.output import QueryFormat, output_format, write_frame
+from ofc_stats.cli.output import QueryFormat, output_format, report_coverage, write_frame
 from ofc_stats.cli.tables import View, print_table
 
 # What a terminal shows of each named query by default, most wanted first (a column
@@ -85,8 +85,8 @@ def query(
     wide: WideOption = False,
     columns: ColumnsOption = None,
     allow_write: Annotated[bool, typer.Option(
-        "--allow-write", help="Run statements other than SELECT (on a scratch in-memory "
-        "database; the warehouse's files are still reachable by COPY).")] = False,
+        "--allow-write", help="Run statements other than SELECT on a scratch in-memory "
+        "database (never on files: COPY, EXPORT, ATTACH are refused).")] = False,
     session_gap: Annotated[int | None, typer.Option(
         min=1, metavar="MINUTES", help="Minutes between hands that start a new session "
         "[default: 30].", show_default=False)] = None,
@@ -112,9 +112,15 @@ def query(
                                  "queries)", param_hint="SQL|NAME")
     values = parse_params(param or [])
     chosen = output_format(output, out)
-    with reported_errors():
-        frame = query_warehouse(Warehouse.open(warehouse), sql_or_name, values,
-                                allow_write=allow_write, session_gap_minutes=session_gap,
-                                scoring=scoring)
+    from ofc_stats.analysis.coverage import unscored_hands
+    from ofc_stats.analysis.score import resolve_scoring
+
+    with reported_errors(warehouse):
+        store = Warehouse.open(warehouse)
+        frame = query_warehouse(store, sql_or_name, values, allow_write=allow_write,
+                                session_gap_minutes=session_gap, scoring=scoring)
         write_frame(frame, chosen, out, view=QUERY_VIEWS.get(sql_or_name), wide=wide,
                     columns=columns)
+        # query never writes: it says what the scored views leave out, never scores.
+        report_coverage(unscored_hands(store, resolve_scoring(store, scoring)),
+                        "the scored views (player_hands, matchups, sessions)")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -17,6 +16,7 @@ from ofc_stats.cli.app import (
     app,
 )
 from ofc_stats.cli.errors import reported_errors
+from ofc_stats.cli.output import report_coverage
 
 EXAMPLES = """Examples:
 
@@ -41,14 +41,14 @@ def report(
     variant: VariantOption = None,
     since: SinceOption = None,
     scoring: ScoringOption = None,
-    out: Annotated[Path | None, typer.Option(
-        "--out", "-o", metavar="FILE", help="The HTML file to write [default: in reports/, "
-        "named after the scope: overview.html, or the player's name in lower case with "
-        "anything but letters and digits as '-' and, when that changed it, a 6-character "
-        "hash of the exact name (ColdWhale: coldwhale-9f4e77.html); --table adds "
-        "-at-<table> (or table-<table> alone), --variant -<variant>, --since "
-        "-since-<date>, --scoring the scoring's name; the command prints the name].",
-        show_default=False)] = None,
+    out: Annotated[str | None, typer.Option(
+        "--out", "-o", metavar="FILE|DIR", help="The HTML file to write, or a folder to "
+        "put it in [default: in reports/, named after the scope: overview.html, or the "
+        "player's name in lower case with anything but letters and digits as '-' and, "
+        "when that changed it, a 6-character hash of the exact name (ColdWhale: "
+        "coldwhale-9f4e77.html); --table adds -at-<table> (or table-<table> alone), "
+        "--variant -<variant>, --since -since-<date>, --scoring the scoring's name; the "
+        "command prints the name].", show_default=False)] = None,
     warehouse: WarehouseOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -59,11 +59,14 @@ def report(
     """
     from ofc_stats.report import write_report
 
-    with reported_errors():
+    with reported_errors(warehouse):
         summary = write_report(warehouse, player=player, table=table, since=since, out=out,
                                scoring=scoring, variant=variant)
+    if summary.coverage is not None:
+        report_coverage(summary.coverage, "this report")
     if as_json:
-        typer.echo(json.dumps(summary.as_dict(), indent=2))
+        typer.echo(json.dumps({key: value for key, value in summary.as_dict().items()
+                               if key != "coverage"}, indent=2))
         return
     players = f"{summary.players:,} player{'' if summary.players == 1 else 's'}"
     typer.echo(f"wrote {summary.path} ({summary.bytes / 1e6:.1f} MB, {summary.charts} charts; "

@@ -50,7 +50,7 @@ def score(
     if ruleset is not None and ruleset not in PRESETS and not as_json:
         for note in defaults_taken(Path(ruleset)):
             typer.echo(f"ofc-stats: note: {Path(ruleset).name} {note}", err=True)
-    with reported_errors():
+    with reported_errors(warehouse):
         check_ruleset(ruleset, "--ruleset")
         store = Warehouse.open(warehouse)
         if interactive() and not as_json:

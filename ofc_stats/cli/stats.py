@@ -17,7 +17,7 @@ from ofc_stats.cli.app import (
     app,
 )
 from ofc_stats.cli.errors import reported_errors
-from ofc_stats.cli.output import QueryFormat, output_format, write_frame
+from ofc_stats.cli.output import QueryFormat, output_format, report_coverage, write_frame
 from ofc_stats.cli.query import QUERY_VIEWS
 
 EXAMPLES = """Examples:
@@ -56,14 +56,19 @@ def stats(
     On a terminal the table fits it: player, hands, points, points per hand, foul,
     Fantasyland entry and stay, scoop rates and royalties per hand first; --wide for
     every column (intervals and sample sizes), --format csv or json for the data.
+    Hands not scored yet are scored first.
     """
+    from ofc_stats.analysis.coverage import score_first
     from ofc_stats.db import player_stats
     from ofc_stats.warehouse import Warehouse
 
     chosen = output_format(output, out)
-    with reported_errors():
-        frame = player_stats(Warehouse.open(warehouse), player=player, variant=variant,
-                             since=since, min_hands=min_hands, scoring=scoring)
+    with reported_errors(warehouse):
+        store = Warehouse.open(warehouse)
+        if scoring in (None, "default"):
+            report_coverage(score_first(store), "these numbers")
+        frame = player_stats(store, player=player, variant=variant, since=since,
+                             min_hands=min_hands, scoring=scoring, score=False)
         if frame.is_empty():
             typer.echo("ofc-stats: no player matches these filters", err=True)
         write_frame(frame, chosen, out, view=QUERY_VIEWS["player_summary"], wide=wide,

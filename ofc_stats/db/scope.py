@@ -17,6 +17,7 @@ from ofc_stats.engine.rules import Variant
 from ofc_stats.errors import NotScoredError
 from ofc_stats.util.suggest import alternatives, did_you_mean, hint
 
+NOTHING_STORED = "no hands in the warehouse: run 'ofc-stats ingest' first"
 NOTHING_SCORED = ("no scored hands in the warehouse: run 'ofc-stats score' "
                   "(after 'ofc-stats ingest') first")
 
@@ -45,7 +46,8 @@ def explain_empty(connection: duckdb.DuckDBPyConnection, values: Mapping[str, ob
     """
     known = run_sql(connection, "SELECT DISTINCT player, variant, \"table\" FROM player_hands")
     if known.is_empty():
-        raise NothingScoredError(NOTHING_SCORED)
+        stored = run_sql(connection, "SELECT count(*) AS n FROM hands")["n"][0]
+        raise NothingScoredError(NOTHING_SCORED if stored else NOTHING_STORED)
     variant = values.get("variant")
     if isinstance(variant, str) and variant not in set(known["variant"]):
         variants = [v.value for v in Variant]

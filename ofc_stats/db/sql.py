@@ -1,20 +1,27 @@
-"""Running SQL over the warehouse: a connection with every view, and the read-only guard.
+"""Running SQL over the warehouse: a sandboxed connection with every view, and the guard.
 
 :func:`connect` gives an in-memory DuckDB connection with the warehouse's views
-(:mod:`ofc_stats.warehouse.catalog`), under the default scoring or a what-if.
-:func:`run_sql` runs reading statements only, unless told otherwise: ``EXPLAIN
-ANALYZE`` runs what it explains, so it is judged by that, and a PIVOT over values from
-the data (DuckDB makes it a MULTI statement that may write) is refused. Of several
-statements the last one's result is returned; a reading statement before it, whose
-result would be lost, is refused.
+(:mod:`ofc_stats.warehouse.catalog`), under the default scoring or a what-if,
+sandboxed with DuckDB's own controls: external access off (no file, URL or directory
+but the warehouse's committed Parquet files, ``allowed_paths``), no extension loaded
+or installed on demand, and the configuration locked so that no statement can turn
+any of it back on. :func:`run_sql` runs reading statements only, unless told
+otherwise: ``EXPLAIN ANALYZE`` runs what it explains, so it is judged by that, and a
+PIVOT over values from the data (DuckDB makes it a MULTI statement that may write) is
+refused. Even told otherwise, a statement that writes a file (``COPY``, ``EXPORT``,
+``ATTACH``, ...) is refused: the warehouse's own files are the only ones the sandbox
+opens, and ``--allow-write`` must never write them. Of several statements the last
+one's result is returned; a reading statement before it, whose result would be lost,
+is refused.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
+from pathlib import Path
 
 import duckdb
 import polars as pl
@@ -27,6 +34,18 @@ from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.catalog import create_views
 
 ALLOWED_STATEMENTS = {duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN}
+# SET VARIABLE changes nothing but the connection's variables (docs/sql.md's session
+# gap): allowed; the configuration itself is locked.
+_SET_VARIABLE = re.compile(r"^\s*(?:SET|RESET)\s+VARIABLE\b", re.IGNORECASE)
+# What even --allow-write refuses: statements that read or write files or databases,
+# or load code. (The sandbox refuses every other path; these would reach the
+# warehouse's own files, which it must open to read them.)
+FILE_STATEMENTS = {duckdb.StatementType.COPY, duckdb.StatementType.COPY_DATABASE,
+                   duckdb.StatementType.EXPORT, duckdb.StatementType.ATTACH,
+                   duckdb.StatementType.DETACH, duckdb.StatementType.LOAD,
+                   duckdb.StatementType.EXTENSION,
+                   # a prepared statement can be any of those, run by EXECUTE
+                   duckdb.StatementType.PREPARE, duckdb.StatementType.EXECUTE}
 DEFAULT_SESSION_GAP_MINUTES = 30
 
 
@@ -44,8 +63,11 @@ def report_sql(name: str) -> str:
 
 
 def connect(warehouse: Warehouse, *, session_gap_minutes: int | None = None,
-            scoring: str | None = None) -> duckdb.DuckDBPyConnection:
-    """An in-memory DuckDB connection with the warehouse's views.
+            scoring: str | None = None,
+            settings: Mapping[str, str | int | bool] | None = None
+            ) -> duckdb.DuckDBPyConnection:
+    """An in-memory DuckDB connection with the warehouse's views, sandboxed
+    (:func:`sandbox`).
 
     Args:
         warehouse: the warehouse.
@@ -53,14 +75,37 @@ def connect(warehouse: Warehouse, *, session_gap_minutes: int | None = None,
         scoring: the scoring ``player_hands``, ``matchups`` and the views over them
             show: a stored scoring, or a ruleset scored before (see
             :func:`~ofc_stats.analysis.score.resolve_scoring`); None: the default.
+        settings: DuckDB configuration to set first (once it is locked, none can be
+            changed).
+
+    Raises:
+        WarehouseDamagedError: a file the log names is missing or damaged.
     """
+    state = warehouse.state()
+    warehouse.require_whole(state)
     chosen = resolve_scoring(warehouse, scoring)
-    connection = open_duckdb(threads=os.cpu_count() or 2)
-    create_views(connection, warehouse)
+    config: dict[str, str | int | bool] = {"threads": os.cpu_count() or 2, **(settings or {})}
+    connection = open_duckdb(":memory:", **config, autoload_known_extensions=False,
+                             autoinstall_known_extensions=False)
+    create_views(connection, warehouse, state)
+    root = warehouse.root.resolve()
+    sandbox(connection, [root / f.path for f in state.files.values()])
     connection.execute(f"SET VARIABLE session_gap_minutes = "
                        f"{int(session_gap_minutes or DEFAULT_SESSION_GAP_MINUTES)}")
     connection.execute(f"SET VARIABLE scoring = {_literal(chosen)}")
     return connection
+
+
+def sandbox(connection: duckdb.DuckDBPyConnection, paths: list[Path]) -> None:
+    """Let ``connection`` open ``paths`` and nothing else, for good: no other file,
+    folder, URL or database, no extension loaded or installed on demand, and its
+    configuration locked (no ``SET`` can undo it)."""
+    allowed = "[" + ", ".join("'" + str(path).replace("'", "''") + "'" for path in paths) + "]"
+    connection.execute(f"SET allowed_paths = {allowed}")
+    connection.execute("SET enable_external_access = false")
+    connection.execute("SET autoload_known_extensions = false")
+    connection.execute("SET autoinstall_known_extensions = false")
+    connection.execute("SET lock_configuration = true")
 
 
 def run_sql(connection: duckdb.DuckDBPyConnection, sql: str,
@@ -83,6 +128,13 @@ def run_sql(connection: duckdb.DuckDBPyConnection, sql: str,
             raise QueryError(
                 f"refused: {refused[0]} statements can change files; queries are read-only "
                 "(use --allow-write to run them on a scratch database)")
+    else:
+        touching = [kind for s in statements if (kind := _file_kind(s)) is not None]
+        if touching:
+            raise QueryError(
+                f"refused: {touching[0]} statements can read or write files; --allow-write "
+                "runs statements on a scratch in-memory database only, and never writes "
+                "the warehouse's files")
     lost = [number for number, statement in enumerate(statements[:-1], start=1)
             if statement.type in ALLOWED_STATEMENTS]
     if lost:
@@ -130,17 +182,34 @@ def _writing_kind(statement: duckdb.Statement) -> str | None:
         # What DuckDB makes of a PIVOT whose columns come from the data (it may wrap
         # a COPY or CREATE): refused; a PIVOT with an IN list of values is a SELECT.
         return "MULTI (a PIVOT without an IN list of values)"
+    if statement.type is duckdb.StatementType.SET and _SET_VARIABLE.match(statement.query):
+        return None
     if statement.type not in ALLOWED_STATEMENTS:
         return statement.type.name
-    if statement.type is duckdb.StatementType.EXPLAIN:
-        inner = _EXPLAIN_PREFIX.sub("", statement.query, count=1)
-        try:
-            explained = duckdb.extract_statements(inner)
-        except duckdb.Error:
-            return statement.type.name  # cannot tell what it explains: refuse
-        kinds = [kind for s in explained if (kind := _writing_kind(s)) is not None]
-        return f"EXPLAIN {kinds[0]}" if kinds else None
-    return None
+    return _explained_kind(statement, _writing_kind)
+
+
+def _file_kind(statement: duckdb.Statement) -> str | None:
+    """The kind of a statement that touches files (refused even with --allow-write),
+    or None; an EXPLAIN by what it explains."""
+    if statement.type in FILE_STATEMENTS:
+        return statement.type.name
+    return _explained_kind(statement, _file_kind)
+
+
+def _explained_kind(statement: duckdb.Statement,
+                    judge: Callable[[duckdb.Statement], str | None]) -> str | None:
+    """For an EXPLAIN, what ``judge`` says of the statement it explains (refused if
+    that cannot be told); None for any other statement."""
+    if statement.type is not duckdb.StatementType.EXPLAIN:
+        return None
+    inner = _EXPLAIN_PREFIX.sub("", statement.query, count=1)
+    try:
+        explained = duckdb.extract_statements(inner)
+    except duckdb.Error:
+        return statement.type.name  # cannot tell what it explains: refuse
+    kinds = [kind for s in explained if (kind := judge(s)) is not None]
+    return f"EXPLAIN {kinds[0]}" if kinds else None
 
 
 def _literal(text: str) -> str:

@@ -12,26 +12,34 @@ import datetime as dt
 
 import polars as pl
 
+from ofc_stats.analysis.coverage import score_first
 from ofc_stats.db.queries import query_warehouse, run_named
 from ofc_stats.db.scope import explain_empty
 from ofc_stats.db.sql import connect
 from ofc_stats.formats.canonical import variant_named
 from ofc_stats.util.moments import parse_moment
 from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 
 def player_stats(warehouse: Warehouse, *, player: str | None = None,
                  variant: str | None = None, since: str | dt.datetime | None = None,
-                 min_hands: int | None = None, scoring: str | None = None) -> pl.DataFrame:
+                 min_hands: int | None = None, scoring: str | None = None,
+                 score: bool = True) -> pl.DataFrame:
     """The per-player summary (``sql/queries/player_summary.sql``), under the default
     scoring or the stored scoring ``scoring`` names.
 
-    ``since`` is a moment as :func:`~ofc_stats.util.moments.parse_moment` reads it
-    (``2026-03-01``, ``yesterday``, ``7d``). An empty result is explained rather than
-    returned when nothing is scored or the player or variant is not in the scored
-    hands (naming the closest players); other filters (``since``, ``min_hands``) may
-    leave it empty.
+    With ``score``, the hands not scored yet are scored first in the default scoring
+    (:func:`ofc_stats.analysis.coverage.score_first`; call it yourself to know how
+    many were, or are still left out). ``since`` is a moment as
+    :func:`~ofc_stats.util.moments.parse_moment` reads it (``2026-03-01``,
+    ``yesterday``, ``7d``). An empty result is explained rather than returned when
+    nothing is stored or scored or the player or variant is not in the scored hands
+    (naming the closest players); other filters (``since``, ``min_hands``) may leave it
+    empty.
     """
+    if score and scoring in (None, DEFAULT_SCORING):
+        score_first(warehouse)
     if variant is not None:
         variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
     values: dict[str, object] = {

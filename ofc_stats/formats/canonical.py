@@ -11,7 +11,8 @@ Raw frames (what a reader gives :func:`normalise`; columns marked ? may be absen
 
 ``raw_hands``: ``record`` (int), ``line`` (int, 1-based line or byte offset where the
 hand starts), ``raw`` (str?, the hand's source text), ``error`` (str?, a syntax
-problem the reader found: the hand is rejected with it), ``site``, ``hand_id``,
+problem the reader found: the hand is rejected with it), ``error_kind`` (str?,
+``card`` where the error is a card that does not exist; else syntax), ``site``, ``hand_id``,
 ``table`` (str), ``started_at`` (str in ISO 8601, or datetime), ``variant`` (str),
 ``ruleset``?, ``button_seat``? (int), ``point_value``? (str or number),
 ``currency``? (str).
@@ -237,7 +238,8 @@ def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
         The good hands as canonical frames; every bad hand as one problem row.
     """
     hands = _with_defaults(raw_hands, {
-        "raw": pl.String(), "error": pl.String(), "ruleset": pl.String(), "button_seat": pl.Int64(),
+        "raw": pl.String(), "error": pl.String(), "error_kind": pl.String(),
+        "ruleset": pl.String(), "button_seat": pl.Int64(),
         "point_value": pl.String(), "currency": pl.String(), "line": pl.Int64(),
     })
     seats = _with_defaults(raw_seats, {
@@ -267,6 +269,9 @@ def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
                 pl.lit(f"missing {name}"))
                for name in ("hand_id", "site", "table", "started_at", "variant")]
     hand_reasons = _first_reason(hands, [
+        # A reader's error is syntax, unless it says otherwise (a mangled dealt card).
+        ("card", pl.col("error").is_not_null() & (pl.col("error_kind") == "card"),
+         pl.col("error")),
         ("syntax", pl.col("error").is_not_null(), pl.col("error")),
         *(("missing field", failed, reason) for failed, reason in missing),
         ("variant", pl.col("_variant").is_null(),

@@ -9,11 +9,17 @@ game's sheet leaves out: ``site`` (``home``), ``variant`` (``pineapple``),
 ``fantasyland`` (false), ``points``, and every other canonical field
 (docs/formats.md has the table).
 
+A file's last hand is stored once the file goes on past it (the next hand's rows),
+or once it shows whole at the end of the file: two rows or more, and, where the sheet
+records points, every row's, summing to zero. Otherwise it waits, as a half-written
+row does (``truncated``, read again once the file grows), so that a hand cut between
+two player rows is never stored short.
+
 Spreadsheet habits are tolerated: a UTF-8 BOM or UTF-16 ("Unicode text" export),
-CRLF, ``;`` or tab separators, quoted fields (with separators or line breaks
-inside), ``TRUE``/``yes``/``1``/``x`` booleans, ``+4`` and ``4.0`` integers, blank
-rows. Records are found with numpy over the bytes (a line break inside quotes
-does not end a row) and parsed by ``polars.read_csv``.
+CRLF, ``;`` or tab separators, quoted fields (with separators or line breaks inside),
+``TRUE``/``yes``/``1``/``x`` booleans, ``+4`` and ``4.0`` integers, blank rows.
+Records are found with numpy over the bytes (a line break inside quotes does not end
+a row) and parsed by ``polars.read_csv``.
 """
 
 from __future__ import annotations
@@ -180,12 +186,23 @@ class CsvParser:
         texts = strings_between(data, span_starts, span_ends)
         problems = [empty_problems()]
         gone: list[int] = []
-        if open_tail and take == hands and take:
-            # The writer may not have finished the last row: read it again later.
-            problems.append(problem_rows(self.file, span_lines[-1:], "truncated", TRUNCATED,
-                                         texts.tail(1)))
-            end_offset = int(chunk.offsets(span_starts[-1:])[0])
-            gone.append(take - 1)
+        if chunk.at_eof and take == hands and take:
+            # The file may end inside its last hand: in its last row (a row without its
+            # line break), or between two of its rows. What may be cut waits, read again
+            # once the file goes on: the unfinished row's hand (its key may be cut too,
+            # so the hand before it is checked as well), or a last hand not whole.
+            held = take - 1 if open_tail else take
+            if held > 0 and not _looks_whole(
+                    taken.slice(int(first_rows[held - 1]),
+                                int(first_rows[held] - first_rows[held - 1])
+                                if held < take else None)):
+                held -= 1
+            if held < take:
+                problems.append(problem_rows(
+                    self.file, span_lines[held:held + 1], "truncated", TRUNCATED,
+                    [data[int(span_starts[held]):].decode()]))
+                end_offset = int(chunk.offsets(span_starts[held:held + 1])[0])
+                gone.extend(range(held, take))
         undecodable = encoding_reasons(chunk, span_starts, span_ends)
         if undecodable:
             bad = np.array(sorted(undecodable), dtype=np.int64)
@@ -311,6 +328,19 @@ class CsvParser:
         )
         errors = seats.select("record", pl.concat_str(["_where", "_error"]).alias("error"))
         return seats.drop("_where", "_error"), errors
+
+
+def _looks_whole(rows: pl.DataFrame) -> bool:
+    """Whether the rows of a file's last hand show the hand whole: at least two players,
+    and, where the sheet records points, every row's, summing to zero (every hand's
+    points do). A sheet without points cannot show a hand cut between two rows."""
+    if rows.height < 2:
+        return False
+    points = (rows["points"].str.strip_chars().str.strip_prefix("+").str.strip_suffix(".0")
+              .cast(pl.Int64, strict=False))
+    if points.is_null().all():
+        return True
+    return bool(points.is_not_null().all()) and int(points.sum()) == 0
 
 
 class CsvReader:

@@ -244,7 +244,7 @@ def raw_seats(frame: pl.DataFrame, variants: pl.DataFrame
     errors.append(street_errors)
     if streets is not None:
         seats = _with_fantasyland(seats, streets, seen, variants)
-    return seats, pl.concat(errors), streets
+    return seats, pl.concat(errors, how="diagonal"), streets
 
 
 def _with_collected(seats: pl.DataFrame, frame: pl.DataFrame) -> pl.DataFrame:
@@ -319,7 +319,7 @@ def _streets(frame: pl.DataFrame, seats: pl.DataFrame
             .group_by("record", "seat")
             .agg(pl.max_horizontal(card_codes_expr(pl.col("card")).n_unique(),
                                    pl.col("_round_cards").max()).alias("_seen")))
-    return actions, pl.concat([errors, unknown]), seen
+    return actions, pl.concat([errors, unknown], how="diagonal"), seen
 
 
 def _with_fantasyland(seats: pl.DataFrame, streets: pl.DataFrame, seen: pl.DataFrame,

@@ -25,9 +25,9 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from ofc_stats.engine.cards import card_codes_expr
 from ofc_stats.engine.rules import Row
 from ofc_stats.formats.canonical import MAX_RAW_CHARS, CanonicalBatch, normalise
+from ofc_stats.formats.dealt import dealt_mismatch
 from ofc_stats.formats.streaming import (
     ByteSource,
     Positions,
@@ -141,18 +141,42 @@ class Parser(Protocol):
         ...
 
 
-def _split_chunks(source: ByteSource, parser: Parser, limit: Callable[[], int]
+def _split_chunks(source: ByteSource, parser: Parser, limit: Callable[[], int], file: str
                   ) -> Iterator[Units]:
     """The units ``parser`` splits off each chunk of ``source`` (at most ``limit()``).
 
-    A stream that breaks part-way (a damaged archive) raises once the units split
-    before the damage are given.
+    Lines too long to be a hand, which ``source`` skipped, come with the next units as
+    ``too large`` problems (with units of no hand at the end). A stream that breaks
+    part-way (a damaged archive) raises once the units split before the damage are
+    given.
     """
+    pending: list[pl.DataFrame] = []
+    last: Units | None = None
     while (chunk := source.next_chunk()) is not None:
+        pending.extend(_too_large(source, file))
         units = parser.split(chunk, limit())
         source.consume(chunk, units.consumed)
         if units.consumed:
+            if pending:
+                units = dataclasses.replace(units, problems=pl.concat([units.problems,
+                                                                       *pending]))
+                pending = []
+            last = units
             yield units
+    pending.extend(_too_large(source, file))
+    if pending:
+        offset, line = source.position
+        empty = (last.frame.clear() if last is not None else parser.split(
+            TextChunk(b"", offset, line, True, np.zeros(0, dtype=np.int64), source.encoding),
+            0).frame)
+        yield Units(empty, pl.concat(pending), 0, offset,
+                    units=0 if "unit" in empty.columns else None)
+
+
+def _too_large(source: ByteSource, file: str) -> list[pl.DataFrame]:
+    """The lines ``source`` skipped as too long, as ``too large`` problems."""
+    return [problem_rows(file, [skipped.line], "too large", skipped.reason, [skipped.head])
+            for skipped in source.take_oversized()]
 
 
 def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
@@ -164,8 +188,8 @@ def read_batches(source: ByteSource, parser: Parser, file: str, batch_hands: int
     are parsed on ``PARSE_THREADS`` threads while the next ones are split, and given
     in order (:func:`parse_in_batches`).
     """
-    return parse_in_batches(lambda limit: _split_chunks(source, parser, limit), parser, file,
-                            batch_hands)
+    return parse_in_batches(lambda limit: _split_chunks(source, parser, limit, file), parser,
+                            file, batch_hands)
 
 
 def parse_in_batches(split: Callable[[Callable[[], int]], Iterator[Units]], parser: Parser,
@@ -277,7 +301,7 @@ def split_file(source: ByteSource, parser: Parser, file: str, max_hands: int | N
         return limit - count
 
     try:
-        for units in _split_chunks(source, parser, remaining):
+        for units in _split_chunks(source, parser, remaining, file):
             parts.append(units)
             count += units.count
             if count >= limit:
@@ -458,15 +482,24 @@ def first_error(errors: Sequence[pl.Expr]) -> pl.Expr:
 
 
 def with_errors(hands: pl.DataFrame, *found: pl.DataFrame) -> pl.DataFrame:
-    """``hands`` with each record's first error of ``found`` (record, error) merged in."""
-    errors = pl.concat([frame.select("record", pl.col("error").cast(pl.String))
-                        for frame in found]).filter(pl.col("error").is_not_null())
+    """``hands`` with each record's first error of ``found`` (record, error, and
+    optionally its ``kind``: a problem kind other than ``syntax``, such as ``card``)
+    merged in, as ``error`` and ``error_kind``."""
+    errors = pl.concat([frame.select(
+        "record", pl.col("error").cast(pl.String),
+        (pl.col("kind") if "kind" in frame.columns else pl.lit(None)).cast(pl.String)
+        .alias("kind")) for frame in found]).filter(pl.col("error").is_not_null())
     if errors.is_empty():
         return hands
-    first = errors.group_by("record", maintain_order=True).agg(pl.col("error").first()
-                                                               .alias("_found"))
+    first = errors.group_by("record", maintain_order=True).agg(
+        pl.col("error").first().alias("_found"), pl.col("kind").first().alias("_kind"))
+    own_kind = pl.col("error_kind") if "error_kind" in hands.columns else pl.lit(None,
+                                                                                 pl.String)
     return (hands.join(first, on="record", how="left", maintain_order="left")
-            .with_columns(pl.coalesce("error", "_found").alias("error")).drop("_found"))
+            .with_columns(pl.when(pl.col("error").is_not_null()).then(own_kind)
+                          .otherwise(pl.col("_kind")).alias("error_kind"),
+                          pl.coalesce("error", "_found").alias("error"))
+            .drop("_found", "_kind"))
 
 
 def set_aside(raw: RawHands, records: pl.Series, problems: pl.DataFrame) -> RawHands:
@@ -647,52 +680,6 @@ def street_actions(entries: pl.DataFrame, seats: pl.DataFrame, *, clean: bool = 
             "record", pl.concat_str([where, "_error"]).alias("error")),
         unknown_seat,
         dealt_mismatch(entries, checked, tokens, entry, kind),
-    ])
+    ], how="diagonal")
     return actions, errors
 
-
-def dealt_mismatch(entries: pl.DataFrame, checked: pl.DataFrame, tokens: pl.Series,
-                   entry: npt.NDArray[np.int64], kind: npt.NDArray[np.int64]) -> pl.DataFrame:
-    """(record, error) for entries whose dealt cards are not those placed and discarded.
-
-    Each side's cards are summed as hashes (count and two 32-bit halves, order-free)
-    with numpy; the few entries whose sums differ are compared again as card codes,
-    so that ``10d`` and ``Td`` count as the same card.
-    """
-    dealt = kind == 4
-    with_dealt = np.zeros(len(entries), dtype=bool)
-    with_dealt[entry[dealt]] = True
-    with_dealt &= entries["dealt"].is_not_null().to_numpy()
-    if not with_dealt.any():
-        return pl.DataFrame(schema={"record": pl.Int64, "error": pl.String})
-    hashes = tokens.hash(seed=0).to_numpy()
-    slot = entry * 2 + dealt
-    size = 2 * len(entries)
-    sums = [np.bincount(slot, minlength=size),
-            np.bincount(slot, weights=(hashes & 0xFFFFFFFF).astype(np.float64), minlength=size),
-            np.bincount(slot, weights=(hashes >> 32).astype(np.float64), minlength=size)]
-    differ = np.zeros(len(entries), dtype=bool)
-    for total in sums:
-        differ |= total[0::2] != total[1::2]
-    suspects = np.flatnonzero(differ & with_dealt)
-    if not len(suspects):
-        return pl.DataFrame(schema={"record": pl.Int64, "error": pl.String})
-    # Rare: compare the suspects' cards as codes.
-    mine = np.isin(entry, suspects)
-    cards = pl.DataFrame({"entry": entry[mine], "dealt": dealt[mine],
-                          "card": tokens.filter(pl.Series(mine))}).with_columns(
-        card_codes_expr(pl.col("card")).alias("code"))
-    sides = cards.group_by("entry", "dealt").agg(pl.col("code").sort(), pl.col("card"))
-    kept = sides.filter(~pl.col("dealt")).select("entry", pl.col("code").alias("kept"),
-                                                   pl.col("card").alias("kept_cards"))
-    given = sides.filter(pl.col("dealt")).join(kept, on="entry", how="left")
-    wrong = given.filter(pl.col("code") != pl.col("kept").fill_null([]))
-    where = checked.with_row_index("entry").with_columns(pl.col("entry").cast(pl.Int64))
-    return wrong.with_columns(pl.col("entry").cast(pl.Int64)).join(
-        where, on="entry", how="left").sort("entry").select(
-        "record",
-        pl.format("street {} seat {}: dealt [{}] but placed and discarded [{}]", "street",
-                  "seat",
-                  pl.col("card").list.join(" "), pl.col("kept_cards").fill_null([])
-                  .list.join(" ")).alias("error"),
-    )

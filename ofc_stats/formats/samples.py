@@ -91,6 +91,11 @@ def _sample(hands: int, first: int, players: int, variant: Variant, seed: int,
         pl.col("pv").replace_strict({0: None, 1: "USD", 2: "EUR", 3: None},
                                     return_dtype=pl.String).alias("currency"),
     )
+    # Reported points as a room reports them: each hand's sum to zero (RULES.md §5).
+    points = rng.integers(-30, 31, boards)
+    last = seat == players
+    others = np.bincount(record, weights=np.where(last, 0, points), minlength=hands)
+    points = np.where(last, -others.astype(np.int64)[record], points)
     names = pl.Series("cards", cards).cast(pl.List(pl.Int8)).list.eval(
         card_names_expr(pl.element()))
     raw_seats = pl.DataFrame({
@@ -98,7 +103,7 @@ def _sample(hands: int, first: int, players: int, variant: Variant, seed: int,
         "player": np.array(NAMES)[(np.arange(boards) + record * 3) % len(NAMES)],
         "cards": names, "count": discards, "in_fantasyland": in_fl,
         "fl_cards": np.where(in_fl, fl_cards, -1),
-        "reported_points": rng.integers(-30, 31, boards),
+        "reported_points": points,
         "reported_royalties": rng.integers(0, 12, boards), "stacks": rng.integers(0, 3, boards),
     }).with_columns(
         pl.col("cards").list.slice(0, 3).alias("top"),

@@ -20,6 +20,7 @@ import codecs
 import lzma
 import zipfile
 import zlib
+from dataclasses import dataclass
 from enum import StrEnum
 from functools import cached_property
 from typing import BinaryIO
@@ -40,6 +41,11 @@ ARCHIVE_ERRORS: tuple[type[Exception], ...] = (
 # it are read, then it is raised (see ByteSource).
 STREAM_ERRORS: tuple[type[Exception], ...] = (*ARCHIVE_ERRORS, OSError)
 HEAD_BYTES = 64 * 1024
+# The most a line, or a hand, may take: a hand is a few kilobytes. A longer line is
+# set aside unread as ``too large`` (streamed past, memory bounded); a hand longer
+# than this that is not one line stops the file's reading there (HandTooLargeError).
+MAX_HAND_BYTES = 16 << 20
+TOO_LARGE_HEAD = 1024  # of a line set aside, the bytes kept (in ``rejects.raw``)
 NEWLINE = 10
 REPLACEMENT = "?"  # stands for one undecodable byte: one byte in UTF-8 too
 
@@ -89,6 +95,34 @@ def decode_head(head: bytes) -> str:
     if encoding is not Encoding.UTF8:
         head = head[:len(head) - (len(head) - bom) % 2]
     return head[bom:].decode(encoding, errors="replace")
+
+
+class HandTooLargeError(ValueError):
+    """A hand longer than ``MAX_HAND_BYTES`` that is not one line: where it starts."""
+
+    def __init__(self, line: int, offset: int) -> None:
+        self.line = line
+        self.offset = offset
+        super().__init__(
+            f"a hand at line {line:,} (byte {offset:,}) runs on for more than "
+            f"{MAX_HAND_BYTES >> 20} MiB, more than any hand takes: the file is not read "
+            "past it")
+
+
+@dataclass(frozen=True)
+class Oversized:
+    """A line longer than ``MAX_HAND_BYTES``, skipped unread."""
+
+    line: int  # its line number
+    offset: int  # the source offset of its first byte
+    size: int  # its bytes, the line break included
+    head: str  # its first bytes, as text
+
+    @property
+    def reason(self) -> str:
+        """Why it was set aside."""
+        return (f"a line of {self.size:,} bytes: longer than the {MAX_HAND_BYTES >> 20} MiB "
+                "a hand may take, set aside unread")
 
 
 class TextChunk:
@@ -234,6 +268,7 @@ class ByteSource:
         self._eof = False
         self._failure: Exception | None = None
         self._wanted = self._chunk_bytes
+        self.oversized: list[Oversized] = []  # lines skipped, not yet taken
         raw = self._read(HEAD_BYTES)
         self.encoding, bom = detect_encoding(raw)
         # The file's first bytes as UTF-8, whatever start_offset is (CSV headers).
@@ -292,11 +327,23 @@ class ByteSource:
             self._append(b"")  # flush the decoder
 
     def next_chunk(self) -> TextChunk | None:
-        """The complete lines buffered (reading more first if needed), or None at the end."""
+        """The complete lines buffered (reading more first if needed), or None at the end.
+
+        A line longer than ``MAX_HAND_BYTES`` is skipped unread (see :attr:`oversized`).
+
+        Raises:
+            HandTooLargeError: the reader consumed nothing of ``MAX_HAND_BYTES`` (a hand
+                that long which is not one line).
+        """
         self._fill()
         cut = self._cut()
         while not cut and not self._eof:  # a line longer than the buffer
-            self._wanted *= 2
+            if len(self._buffer) >= MAX_HAND_BYTES:
+                if not self.whole_lines or self._decoder is not None:
+                    raise HandTooLargeError(self._line, self._start)
+                self._skip_line()
+            else:
+                self._wanted = min(self._wanted * 2, MAX_HAND_BYTES + self._chunk_bytes)
             self._fill()
             cut = self._cut()
         if self._eof:
@@ -308,6 +355,36 @@ class ByteSource:
         data, bad = self._valid_utf8(bytes(self._buffer[:cut]))
         return TextChunk(data, self._start, self._line, self._eof and cut == len(self._buffer),
                          bad, self.encoding)
+
+    def _skip_line(self) -> None:
+        """Stream past the line the buffer starts with (longer than ``MAX_HAND_BYTES``),
+        through its line break, keeping its first bytes; note it in :attr:`oversized`."""
+        line, offset = self._line, self._start
+        head = bytes(self._buffer[:TOO_LARGE_HEAD]).decode("utf-8", errors="replace")
+        size = len(self._buffer)
+        self._buffer.clear()
+        found = False
+        while not found and not self._eof:
+            piece = self._read(READ_PIECE_BYTES)
+            at = piece.find(b"\n")
+            found = at >= 0
+            size += at + 1 if found else len(piece)
+            if found:
+                self._buffer += piece[at + 1:]
+        self._start += size
+        self._line += 1 if found else 0
+        self._wanted = self._chunk_bytes
+        self.oversized.append(Oversized(line, offset, size, head))
+
+    def take_oversized(self) -> list[Oversized]:
+        """The lines skipped since last asked."""
+        taken, self.oversized = self.oversized, []
+        return taken
+
+    @property
+    def position(self) -> tuple[int, int]:
+        """(source offset, line number) of the first byte not yet handed out."""
+        return self._start, self._line
 
     def _cut(self) -> int:
         """Where the chunk may end: after the last newline, or (lines not kept whole)
@@ -332,7 +409,10 @@ class ByteSource:
         if size <= 0:
             if chunk.at_eof:
                 raise AssertionError("a reader must consume everything at the end")
-            self._wanted = max(self._wanted, len(self._buffer)) * 2
+            if len(self._buffer) >= MAX_HAND_BYTES:
+                raise HandTooLargeError(chunk.first_line, chunk.start)
+            self._wanted = min(max(self._wanted, len(self._buffer)) * 2,
+                               MAX_HAND_BYTES + self._chunk_bytes)
             return
         self._start += chunk.source_length(size)
         self._line += chunk.data.count(b"\n", 0, size)

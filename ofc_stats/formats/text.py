@@ -431,7 +431,7 @@ def _raw_streets(street_lines: pl.DataFrame, seats: pl.DataFrame
                             "street")),
         ]).alias("error")).filter(pl.col("error").is_not_null()),
         errors,
-    ])
+    ], how="diagonal")
     return actions, problems
 
 

@@ -155,16 +155,17 @@ class Committer:
 
     def _commit_locked(self, frames: dict[str, tuple[list[pl.DataFrame], pl.Schema]],
                        meta: dict[str, Any]) -> None:
-        expected = self.warehouse.state().commit + 1
+        # The next after the last commit this writer saw (under a lock held for the whole
+        # run, the last it made): any other commit in between refuses this one.
+        expected = self.warehouse.head + 1
         parts, schema = frames["imports"]
         frames["imports"] = ([frame.with_columns(pl.lit(expected, pl.Int64).alias("commit_id"))
                               for frame in parts], schema)
         adds = [PendingFile(table, _concat(parts, schema))
                 for table, (parts, schema) in frames.items()]
-        committed = self.warehouse.commit(adds, action="ingest", meta=meta)
-        if committed != expected:  # the manifest rows name the commit: they must agree
-            raise IngestError(f"internal: commit {committed} written as {expected}")
-        self.seen_commit = committed
+        # The manifest rows name the commit: it is made as that one, or refused.
+        self.seen_commit = self.warehouse.commit(adds, action="ingest", meta=meta,
+                                                 commit_id=expected)
 
     def wait(self) -> None:
         """Wait for the commit being written (re-raising its error, if any)."""

@@ -21,7 +21,7 @@ import polars as pl
 
 from ofc_stats import formats
 from ofc_stats.formats import SNIFF_BYTES, Format
-from ofc_stats.ingest.sources import OpenArchive, Source, read_head
+from ofc_stats.ingest.sources import OpenArchive, Source, path_text, read_head
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.schemas import IMPORTS_SCHEMA
 
@@ -64,7 +64,7 @@ class FileRun:
                   else self.status)
         return {
             "import_id": import_id, "commit_id": commit_id, "imported_at": now,
-            "file": self.source.name, "path": str(self.source.path),
+            "file": self.source.name, "path": path_text(self.source.path),
             "member": self.source.member, "compression": str(self.source.compression),
             "format": self.format, "size": self.source.size,
             "mtime": self.source.mtime_ns, "start_offset": self.start_offset,
@@ -153,3 +153,32 @@ def add_per_file(runs: Mapping[str, FileRun], files: pl.Series, counter: str) ->
     for name, count in counts:
         run = run_named(runs, name)
         setattr(run, counter, getattr(run, counter) + int(count))
+
+
+def read_again_rows(imports: pl.LazyFrame, files: set[str] | None, commit_id: int,
+                    message: str) -> pl.DataFrame:
+    """``imports`` rows that send files back to the start: the next ingest reads them
+    again whole, whatever they held (the hands still stored count as duplicates).
+
+    Args:
+        imports: the manifest (``imports`` rows) naming the files.
+        files: the files (by name, as ``imports.file``); None for every file.
+        commit_id: the commit the rows go in.
+        message: why, for ``imports.message``.
+    """
+    latest = imports.sort("commit_id").unique("file", keep="last").collect()
+    if files is not None:
+        latest = latest.filter(pl.col("file").is_in(sorted(files)))
+    now = dt.datetime.now(dt.UTC)
+    return latest.with_columns(
+        pl.lit(None, pl.String).alias("import_id"), pl.lit(commit_id, pl.Int64).alias("commit_id"),
+        pl.lit(now).cast(IMPORTS_SCHEMA["imported_at"]).alias("imported_at"),
+        pl.lit(-1, pl.Int64).alias("size"),
+        pl.lit(0, pl.Int64).cast(IMPORTS_SCHEMA["mtime"]).alias("mtime"),
+        pl.lit(0, pl.Int64).alias("start_offset"), pl.lit(0, pl.Int64).alias("end_offset"),
+        pl.lit(None, pl.String).alias("content_hash"),
+        pl.lit(str(ImportStatus.PARTIAL)).alias("status"),
+        *(pl.lit(0, pl.Int64).alias(name) for name in (
+            "hands_read", "hands_stored", "duplicates", "conflicts", "rejected")),
+        pl.lit(message).alias("message"),
+    ).select(list(IMPORTS_SCHEMA)).cast(IMPORTS_SCHEMA)

@@ -20,7 +20,7 @@ import polars as pl
 from ofc_stats import formats
 from ofc_stats.formats import Format
 from ofc_stats.formats.canonical import CanonicalBatch
-from ofc_stats.formats.streaming import ARCHIVE_ERRORS
+from ofc_stats.formats.streaming import ARCHIVE_ERRORS, HandTooLargeError
 from ofc_stats.ingest.manifest import FileRun, ImportStatus
 from ofc_stats.ingest.sources import (
     ByteCounter,
@@ -37,7 +37,8 @@ DEBUG_ENV = "OFC_STATS_DEBUG"  # set: a reader's own bug raises instead of a rej
 # Errors that mean a file's *content* cannot be read (corrupt archive data): the file
 # is marked failed and skipped until it changes. An OSError with an errno is the
 # system refusing (permissions, I/O): the next run tries again.
-CONTENT_ERRORS: tuple[type[BaseException], ...] = (*ARCHIVE_ERRORS, UnicodeError)
+CONTENT_ERRORS: tuple[type[BaseException], ...] = (*ARCHIVE_ERRORS, UnicodeError,
+                                                   HandTooLargeError)
 
 
 class PrefixChangedError(Exception):
@@ -68,13 +69,22 @@ def failure_reason(error: BaseException, source: Source) -> tuple[str, bool]:
     """A reason for a file that could not be read, and whether its content is at fault."""
     what = {Compression.GZIP: "gzip", Compression.BZIP2: "bzip2", Compression.XZ: "xz",
             Compression.ZIP: "zip"}.get(source.compression)
-    text = str(error) or type(error).__name__
+    # A file name that is not UTF-8 stays readable (and storable) in the reason.
+    text = (str(error) or type(error).__name__).encode("utf-8", "surrogateescape").decode(
+        "utf-8", "backslashreplace")
+    if isinstance(error, HandTooLargeError):
+        return text, True
     if isinstance(error, OSError) and error.errno is not None:
         return f"cannot read the file: {error.strerror or text}", False
     if isinstance(error, (*CONTENT_ERRORS, OSError)):
         kind = f"corrupt {what} archive" if what else "unreadable data"
         return f"{kind}: {text}", True
     return f"the reader failed: {type(error).__name__}: {text} (please report this)", False
+
+
+def failure_kind(error: BaseException) -> str:
+    """The ``rejects`` kind of a file set aside as a whole for ``error``."""
+    return "too large" if isinstance(error, HandTooLargeError) else "file"
 
 
 def file_reject(file: str, kind: str, reason: str) -> pl.DataFrame:

@@ -51,6 +51,7 @@ from ofc_stats.ingest.reading import (
     CONTENT_ERRORS,
     DEBUG_ENV,
     PrefixChangedError,
+    failure_kind,
     failure_reason,
     file_reject,
     read_source,
@@ -60,7 +61,7 @@ from ofc_stats.ingest.sources import (
     Compression,
     OpenArchive,
     Source,
-    find_files,
+    find_sources,
     list_sources,
     read_head,
 )
@@ -292,7 +293,7 @@ class _Ingestion:
         reason, content = failure_reason(error, run.source)
         if run.end_offset > 0:
             reason += f" (after byte {run.end_offset:,} of its content)"
-        self._reject_file(run, "file", reason)
+        self._reject_file(run, failure_kind(error), reason)
         self.tally.files_failed += 1
         if content:
             run.status = ImportStatus.FAILED
@@ -419,7 +420,7 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
            fmt: Format | str = "auto", strict: bool = False,
            progress: ProgressCallback | None = None, *, lock_timeout: float = LOCK_TIMEOUT,
            commit_hands: int = COMMIT_HANDS, batch_hands: int = READ_BATCH_HANDS,
-           compact: bool = True) -> IngestSummary:
+           compact: bool = True, follow_links: bool = False) -> IngestSummary:
     """Import hand-history files, folders, globs and archives into a warehouse.
 
     Every new hand is stored once, keyed by (site, hand_id); a file imported before
@@ -438,12 +439,15 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
         commit_hands: new hands per commit (and what a kill can lose at most).
         batch_hands: hands per reader batch.
         compact: merge small files once tables have many.
+        follow_links: in folders, follow links that lead out of them (else skipped,
+            and counted).
 
     Returns:
         What was read, stored, skipped and set aside.
 
     Raises:
-        SourceError: a path that does not exist or a glob that matches nothing.
+        SourceError: a path that does not exist, a glob that matches nothing, or a
+            path that is no regular file or folder (a named pipe, a device).
         UnknownFormatOptionError: ``fmt`` is not a format.
         WarehouseError: the warehouse is busy (after ``lock_timeout``) or invalid.
         RejectedHandsError: ``strict`` and something was set aside.
@@ -453,7 +457,8 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
     store = (warehouse if isinstance(warehouse, Warehouse)
              else Warehouse.open(warehouse if warehouse is not None else default_warehouse(),
                                  create=True))
-    files, ignored = find_files(paths, exclude=store.root)
+    found = find_sources(paths, exclude=store.root, follow_links=follow_links)
+    files, ignored = found.files, found.ignored
     with store.writing(timeout=lock_timeout):
         run = _Ingestion(store, forced, progress=progress, commit_hands=commit_hands,
                          batch_hands=batch_hands, started=started)
@@ -465,19 +470,20 @@ def ingest(paths: Iterable[str | Path], warehouse: Path | str | Warehouse | None
         commits = run.committer.commits
         if commits or compacted or run.upgraded or not database_is_current(store):
             refresh_database(store)  # ofc.duckdb's views list the committed files
-    summary = _summary(run, store, ignored, commits, compacted, started)
+    summary = _summary(run, store, ignored, commits, compacted, started, found.links_skipped)
     if strict and summary.problem_text() is not None:
         raise RejectedHandsError(summary)
     return summary
 
 
 def _summary(run: _Ingestion, store: Warehouse, ignored: int, commits: int, compacted: int,
-             started: float) -> IngestSummary:
+             started: float, links_skipped: int = 0) -> IngestSummary:
     tally = run.tally
     return IngestSummary(
         warehouse=str(store.root), files=tally.files_total, files_read=tally.files_read,
         files_unchanged=tally.files_unchanged, files_failed=tally.files_failed,
-        files_ignored=ignored, bytes_read=run.counter.count, hands_read=tally.hands_read,
+        files_ignored=ignored, links_skipped=links_skipped,
+        bytes_read=run.counter.count, hands_read=tally.hands_read,
         hands_stored=tally.hands_stored, duplicates=tally.duplicates,
         conflicts=tally.conflicts, rejected=tally.rejected,
         problems_by_kind=dict(tally.kinds), commits=commits, files_compacted=compacted,

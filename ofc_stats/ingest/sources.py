@@ -17,12 +17,15 @@ from __future__ import annotations
 import bz2
 import contextlib
 import datetime as dt
+import errno
 import glob
 import gzip
 import hashlib
 import io
 import lzma
 import os
+import re
+import stat
 import zipfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -39,7 +42,10 @@ HISTORY_SUFFIXES = frozenset({".jsonl", ".ndjson", ".json", ".txt", ".csv", ".lo
 COMPRESSED_SUFFIXES = frozenset({".gz", ".bz2", ".xz", ".zip"})
 GLOB_CHARACTERS = frozenset("*?[")
 WAREHOUSE_MARKER = "_log"  # a folder holding this is a warehouse, never read as input
-MAX_PENDING_BYTES = 256 * 1024 * 1024
+# Bytes read past the hashed mark a PrefixHashingStream keeps: a reader's look-ahead
+# (two batches being parsed and one being split, 16 MiB each, a chunk and a hand) fits;
+# past it, the hash is given up (the file is read again whole if it grows).
+MAX_PENDING_BYTES = 96 * 1024 * 1024
 
 
 class SourceError(OfcStatsError):
@@ -65,6 +71,30 @@ MAGIC = (
     (b"PK\x03\x04", Compression.ZIP),
     (b"PK\x05\x06", Compression.ZIP),  # an empty zip archive
 )
+
+
+def path_text(path: Path | str) -> str:
+    r"""A file's path as text that keeps every byte of it (file names are bytes).
+
+    A name that is valid UTF-8 is itself, but for its backslashes, doubled; a byte
+    that is not valid UTF-8 is written ``\xNN``. So every name has one text and
+    :func:`path_bytes` gives the name back, exactly.
+
+    >>> path_text(os.fsdecode(b"/h/caf\xe9.txt")), path_text("/h/a\\b.txt")
+    ('/h/caf\\xe9.txt', '/h/a\\\\b.txt')
+    """
+    raw = os.fsencode(path).replace(b"\\", b"\\\\")
+    return raw.decode("utf-8", errors="backslashreplace")
+
+
+_ESCAPE = re.compile(r"\\(\\|x[0-9a-f]{2})")
+
+
+def path_bytes(text: str) -> bytes:
+    """The file name :func:`path_text` wrote as ``text``."""
+    return _ESCAPE.sub(lambda found: "\\" if found.group(1) == "\\"
+                       else chr(0xDC00 + int(found.group(1)[1:], 16)), text).encode(
+        "utf-8", errors="surrogateescape")
 
 
 @dataclass(frozen=True)
@@ -94,7 +124,8 @@ class Source:
     @property
     def name(self) -> str:
         """How hands and rejects name this source: the path, ``archive.zip!member``."""
-        return str(self.path) if self.member is None else f"{self.path}!{self.member}"
+        where = path_text(self.path)
+        return where if self.member is None else f"{where}!{self.member}"
 
     @property
     def inner_name(self) -> str:
@@ -134,21 +165,57 @@ def looks_like_history(path: PurePath) -> bool:
                                or suffixes[-1] in COMPRESSED_SUFFIXES)
 
 
-def _walk(folder: Path, exclude: Path | None) -> tuple[list[Path], list[Path]]:
-    """Files under ``folder`` with history suffixes (sorted), and the files ignored."""
+@dataclass(frozen=True)
+class FoundFiles:
+    """What :func:`find_sources` found: the files, and what folder walks left out."""
+
+    files: list[Path]
+    ignored: int  # files in folders skipped for a suffix that is not a history's
+    links_skipped: int  # links in folders that lead out of the folder named
+
+
+def _inside(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _walk(folder: Path, exclude: Path | None, follow_links: bool
+          ) -> tuple[list[Path], list[Path], int]:
+    """Files under ``folder`` with history suffixes (sorted), the files ignored, and
+    how many links leading out of ``folder`` were not followed.
+
+    A link to a file or folder inside ``folder`` is read where it leads (once: files
+    are told apart by their resolved path); one leading out of it only with
+    ``follow_links`` (a folder of histories should not read ``/etc/passwd`` because a
+    link in it says so). A folder is walked once, whatever links lead to it.
+    """
     found: list[Path] = []
     ignored: list[Path] = []
-    for root, folders, names in os.walk(folder):
+    skipped = 0
+    top = _resolved(folder)
+    seen = {top}
+    for root, folders, names in os.walk(folder, followlinks=follow_links):
         here = Path(root)
-        folders[:] = sorted(
-            name for name in folders if not name.startswith(".")
-            and not _is_warehouse(here / name)
-            and (exclude is None or _resolved(here / name) != exclude))
+        kept = []
+        for name in sorted(folders):
+            path = here / name
+            if name.startswith(".") or _is_warehouse(path):
+                continue
+            target = _resolved(path)
+            if (exclude is not None and target == exclude) or target in seen:
+                continue
+            if path.is_symlink() and not follow_links:
+                skipped += not _inside(target, top)  # inside: walked where it is
+                continue
+            seen.add(target)
+            kept.append(name)
+        folders[:] = kept
         for name in sorted(names):
             if name.startswith("."):
                 continue
             path = here / name
-            if not path.is_file():
+            if path.is_symlink() and not follow_links and not _inside(_resolved(path), top):
+                skipped += 1
+            elif not path.is_file():
                 # A named pipe would block the walk (holding the warehouse lock), a
                 # symlink loop or a dangling link has nothing to read: not histories.
                 ignored.append(path)
@@ -156,7 +223,7 @@ def _walk(folder: Path, exclude: Path | None) -> tuple[list[Path], list[Path]]:
                 found.append(path)
             else:
                 ignored.append(path)
-    return found, ignored
+    return found, ignored, skipped
 
 
 def _resolved(path: Path) -> Path:
@@ -167,27 +234,40 @@ def _resolved(path: Path) -> Path:
         return path.absolute()
 
 
-def find_files(paths: Iterable[str | Path], exclude: Path | None = None
-               ) -> tuple[list[Path], int]:
+def _not_regular(path: Path) -> str | None:
+    """What a path named on the command line is, if not a regular file or a folder."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # reading it says why
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return ("a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a file")
+
+
+def find_sources(paths: Iterable[str | Path], exclude: Path | None = None, *,
+                 follow_links: bool = False) -> FoundFiles:
     """The files that ``paths`` name, resolved, in order, each once.
 
     A file is taken as it is; a folder is walked recursively for files with history
     suffixes (``.jsonl .ndjson .json .txt .csv .log``, optionally compressed, and
-    ``.gz .bz2 .xz .zip``), skipping hidden entries and any warehouse folder; a path
-    that does not exist but holds ``*``, ``?`` or ``[`` is a glob (``**`` recurses).
+    ``.gz .bz2 .xz .zip``), skipping hidden entries, any warehouse folder and links
+    leading out of it (unless ``follow_links``); a path that does not exist but holds
+    ``*``, ``?`` or ``[`` is a glob (``**`` recurses).
 
     Args:
         paths: what the user typed.
         exclude: a folder never to read (the warehouse being written).
-
-    Returns:
-        The files, and how many files folder walks ignored for their suffix.
+        follow_links: follow links in folders that lead out of them.
 
     Raises:
-        SourceError: a path that does not exist, or a glob that matches nothing.
+        SourceError: a path that does not exist, a glob that matches nothing, or a
+            path that is no regular file or folder (a named pipe would block).
     """
     files: list[Path] = []
     ignored: list[Path] = []
+    skipped = 0
     excluded = exclude.resolve() if exclude is not None else None
     for given in paths:
         text = os.path.expanduser(str(given))
@@ -201,14 +281,28 @@ def find_files(paths: Iterable[str | Path], exclude: Path | None = None
         else:
             raise SourceError(f"no such file or folder: {given}")
         for match in matches:
+            kind = _not_regular(match)
+            if kind is not None:
+                raise SourceError(f"not a regular file: {given} is {kind} (ofc-stats reads "
+                                  "files, folders and archives)")
             if match.is_dir():
-                walked, skipped = _walk(match, excluded)
+                walked, left, links = _walk(match, excluded, follow_links)
                 files.extend(walked)
-                ignored.extend(skipped)
+                ignored.extend(left)
+                skipped += links
             else:
                 files.append(match)
     unique = dict.fromkeys(_resolved(file) for file in files)
-    return list(unique), len({_resolved(path) for path in ignored} - set(unique))
+    return FoundFiles(list(unique), len({_resolved(path) for path in ignored} - set(unique)),
+                      skipped)
+
+
+def find_files(paths: Iterable[str | Path], exclude: Path | None = None
+               ) -> tuple[list[Path], int]:
+    """The files that ``paths`` name and how many files folder walks ignored for their
+    suffix (:func:`find_sources`, links out of folders not followed)."""
+    found = find_sources(paths, exclude)
+    return found.files, found.ignored
 
 
 def detect_compression(head: bytes) -> Compression:
@@ -226,9 +320,12 @@ def list_sources(path: Path) -> list[Source]:
         OSError: the file cannot be read.
         zipfile.BadZipFile: a zip archive whose directory is corrupt.
     """
-    status = path.stat()
-    with open(path, "rb") as handle:
-        head = handle.read(len(SQLITE_MAGIC))
+    descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe must not block
+    with os.fdopen(descriptor, "rb") as handle:
+        status = os.fstat(descriptor)
+        if not stat.S_ISREG(status.st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        head = handle.read(max(len(SQLITE_MAGIC), 8))
     compression = detect_compression(head)
     if compression is not Compression.ZIP:
         return [Source(path, None, compression, status.st_size, status.st_mtime_ns,

@@ -19,6 +19,7 @@ class IngestSummary:
     files_unchanged: int  # already imported completely and unchanged: not read
     files_failed: int  # unreadable, corrupt or of an unknown format (in rejects)
     files_ignored: int  # in folders, skipped for a suffix that is not a history's
+    links_skipped: int  # links in folders leading out of them, not followed
     bytes_read: int
     hands_read: int  # good hands the readers produced
     hands_stored: int
@@ -56,6 +57,9 @@ class IngestSummary:
             details.append(f"{self.files_failed:,} failed")
         if self.files_ignored:
             details.append(f"{self.files_ignored:,} ignored: not history files")
+        if self.links_skipped:
+            details.append(f"{counted(self.links_skipped, 'link')} out of the folder not "
+                           "followed: --follow-links reads them")
         head = (f"ingested {counted(self.files, 'file')} ({', '.join(details)}) into "
                 f"{self.warehouse} in {self.seconds:.2f} s")
         if self.files == 0:

@@ -17,6 +17,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ofc_stats.analysis.coverage import Coverage, score_first, unscored_hands
 from ofc_stats.analysis.score import resolve_scoring
 from ofc_stats.formats.canonical import variant_named
 from ofc_stats.report.data import (
@@ -46,6 +47,7 @@ __all__ = [
     "UnknownTableError",
     "UnknownVariantError",
     "default_report_path",
+    "report_target",
     "write_report",
 ]
 
@@ -63,6 +65,9 @@ class ReportSummary:
     hands: int  # hands in the report's scope (the player's, with a player)
     players: int
     peak_memory_mb: float
+    scored_first: int = 0  # hands not scored yet that the report scored first
+    unscored: int = 0  # stored hands it could not score: not in the report
+    coverage: Coverage | None = None
 
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""
@@ -117,10 +122,46 @@ def _file_name(name: str, fallback: str) -> str:
     return f"{slug}-{hashlib.sha256(name.encode()).hexdigest()[:6]}"
 
 
+def report_target(out: Path | str | None, player: str | None = None,
+                  table: str | None = None, variant: str | None = None, *,
+                  since: str | dt.date | dt.datetime | None = None,
+                  scoring: str | None = None) -> Path:
+    """Where a report goes: ``out``, a regular file or a new path; a folder (one that
+    exists, or a path ending in ``/``; ``.`` and the empty path are the current folder)
+    means the default file name (:func:`default_report_path`) inside it; a link to a
+    regular file means that file. None: :func:`default_report_path`.
+
+    Raises:
+        ReportError: ``out`` is (or leads to) a device, a named pipe, a socket or
+            another special file (``/dev``, ``/proc``): a report is renamed into place,
+            never over one of those.
+    """
+    default = default_report_path(player, table, since, scoring, variant=variant)
+    if out is None:
+        return default
+    text = os.fspath(out)
+    if text.endswith(("/", os.sep)) or text in ("", "."):
+        return Path(text or ".") / default.name
+    resolved = Path(os.path.realpath(text))
+    special = next((top for top in ("/dev/", "/proc/", "/sys/")
+                    if os.path.abspath(text).startswith(top) or str(resolved).startswith(top)),
+                   None)
+    if resolved.is_dir() and special is None:
+        return resolved / default.name
+    if special is not None or (resolved.exists() and not resolved.is_file()):
+        kind = ("a device" if resolved.is_char_device() or resolved.is_block_device() else
+                "a named pipe" if resolved.is_fifo() else "a socket" if resolved.is_socket()
+                else f"a special file (under {special})" if special else
+                "not a regular file")
+        raise ReportError(f"not writing the report to {text}: it is {kind}; give a file or "
+                          "a folder")
+    return resolved if Path(text).is_symlink() else Path(text)
+
+
 def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None = None,
                  table: str | None = None, since: str | dt.date | dt.datetime | None = None,
                  out: Path | str | None = None, scoring: str | None = None,
-                 variant: str | None = None) -> ReportSummary:
+                 variant: str | None = None, score: bool = True) -> ReportSummary:
     """Write the HTML report of ``player`` (or of every player) and say what was written.
 
     Args:
@@ -130,17 +171,20 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
         variant: only this variant's hands (``joker-ultimate``, ``deuce-to-seven``, ...).
         since: only hands from this date (midnight UTC) or moment on (ISO 8601, or as
             :func:`ofc_stats.util.moments.parse_moment` reads it: ``yesterday``, ``7d``).
-        out: the HTML file; default :func:`default_report_path`. Folders are created, and
-            the file is written under a temporary name and renamed into place.
+        out: the HTML file, or a folder to put it in (:func:`report_target`); default
+            :func:`default_report_path`. Folders are created, and the file is written
+            under a temporary name and renamed into place.
         scoring: a stored what-if scoring to report from (see
             :func:`ofc_stats.analysis.score.resolve_scoring`); None: the default.
+        score: score the hands not scored yet first (the summary says how many; and
+            how many stored hands the report leaves out, if they could not be).
 
     Raises:
-        NoScoredHandsError: nothing is scored yet (run ``ofc-stats score``).
+        NoScoredHandsError: nothing is scored yet (and it could not be).
         UnknownPlayerError, UnknownTableError: no such name among the scored hands.
         UnknownVariantError: no scored hand of that variant.
         EmptyScopeError: the player, table and date select no hand.
-        ReportError: ``since`` is not a date.
+        ReportError: ``since`` is not a date; ``out`` is a device or a pipe.
     """
     started = time.perf_counter()
     store = warehouse if isinstance(warehouse, Warehouse) else Warehouse.open(warehouse)
@@ -148,13 +192,15 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     moment = parse_since(since)
     if variant is not None:
         variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
+    target = report_target(out, player, table, variant, since=moment, scoring=chosen)
     scope = ReportScope(player=player, table=table, since=moment, scoring=chosen,
                         variant=variant)
+    coverage: Coverage | None = None
+    if chosen == DEFAULT_SCORING:
+        coverage = score_first(store) if score else unscored_hands(store)
     data = load_report_data(store, scope)
     charts = report_charts(data)
     page = render_page(data, charts, dt.datetime.now(dt.UTC)).encode("utf-8")
-    target = (Path(out) if out is not None
-              else default_report_path(player, table, moment, chosen, variant=variant))
     target.parent.mkdir(parents=True, exist_ok=True)
     temporary = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     try:
@@ -167,4 +213,6 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     return ReportSummary(
         path=str(target), bytes=len(page), charts=len(charts),
         seconds=time.perf_counter() - started, hands=int(data.summary["hands"]),
-        players=int(data.summary["players"]), peak_memory_mb=peak_memory_mb())
+        players=int(data.summary["players"]), peak_memory_mb=peak_memory_mb(),
+        scored_first=coverage.scored_now if coverage else 0,
+        unscored=coverage.unscored if coverage else 0, coverage=coverage)

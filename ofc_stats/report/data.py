@@ -246,12 +246,11 @@ def load_report_data(warehouse: Warehouse, scope: ReportScope,
     rules = (f"what-if: scored under {scope.scoring!r}" if scope.scoring != DEFAULT_SCORING
              else _default_rules(warehouse))
     with tempfile.TemporaryDirectory(prefix="ofc-report-") as spill:
-        connection = connect(warehouse, scoring=scope.scoring)
+        # Bounded memory: past the limit DuckDB spills its sorts to disk.
+        connection = connect(warehouse, scoring=scope.scoring, settings={
+            "memory_limit": DUCKDB_MEMORY_LIMIT, "temp_directory": spill,
+            "preserve_insertion_order": False})
         try:
-            # Bounded memory: past the limit DuckDB spills its sorts to disk.
-            connection.execute(f"SET memory_limit = '{DUCKDB_MEMORY_LIMIT}'")
-            connection.execute("SET temp_directory = '{}'".format(spill.replace("'", "''")))
-            connection.execute("SET preserve_insertion_order = false")
             return _load(connection, scope, limits, values, rules)
         finally:
             connection.close()

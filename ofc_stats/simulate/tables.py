@@ -120,6 +120,9 @@ def plan_tables(hands: int, tables: int, variants: tuple[Variant, ...],
     share = rng.uniform(0.6, 1.4, tables)
     counts = np.floor(share / share.sum() * hands).astype(np.int64)
     counts[: hands - int(counts.sum())] += 1
+    for empty in np.flatnonzero(counts == 0):  # every table plays (hands >= tables)
+        counts[int(counts.argmax())] -= 1
+        counts[empty] = 1
     plans = []
     for index in range(tables):
         named = first_table + index
@@ -323,13 +326,18 @@ def simulate_group(plans: list[TablePlan], variant: Variant, pool: PlayerPool,
 
         hold[active] = False
         will_continue = step + 1 < lane_length[active[board_lane]]
+        # One fault per board: a second would undo the first (an unearned entry then
+        # "missing" is no fault at all), and the ground truth would list two.
+        untouched = np.ones(count, dtype=bool)
         for kind in targets:
             due = sum(target <= step for target in targets[kind]) - injected[kind]
             if due <= 0:
                 continue
             chosen = _inject_fantasyland_fault(kind, due, next_fl, next_cards, board_fl,
-                                               will_continue, per_hand[board_lane],
+                                               will_continue & untouched, per_hand[board_lane],
                                                per_player, len(deck_template), rules, rng)
+            for board, _ in chosen:
+                untouched[board] = False
             for board, details in chosen:
                 lane = int(active[board_lane[board]])
                 hold[lane] = True

@@ -11,13 +11,20 @@ The package's ``__init__`` imports the store's modules only: the schemas sit bel
 the formats, which import them, and must not pull in anything that imports a format.
 """
 
-from ofc_stats.warehouse.errors import WarehouseError, WarehouseLockedError
+from ofc_stats.warehouse.errors import (
+    WarehouseConflictError,
+    WarehouseDamagedError,
+    WarehouseError,
+    WarehouseLockedError,
+    WarehouseLockLostError,
+)
 from ofc_stats.warehouse.files import atomic_write_bytes, atomic_write_parquet
 from ofc_stats.warehouse.lock import LOCK_FILE
 from ofc_stats.warehouse.log import LOG_DIR, TableFile, WarehouseState
 from ofc_stats.warehouse.store import (
     DEFAULT_WAREHOUSE,
     ENV_WAREHOUSE,
+    QUARANTINE_DIR,
     PendingFile,
     StagedFile,
     Warehouse,
@@ -30,11 +37,15 @@ __all__ = [
     "ENV_WAREHOUSE",
     "LOCK_FILE",
     "LOG_DIR",
+    "QUARANTINE_DIR",
     "PendingFile",
     "StagedFile",
     "TableFile",
     "Warehouse",
+    "WarehouseConflictError",
+    "WarehouseDamagedError",
     "WarehouseError",
+    "WarehouseLockLostError",
     "WarehouseLockedError",
     "WarehouseState",
     "atomic_write_bytes",

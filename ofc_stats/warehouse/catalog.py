@@ -17,6 +17,7 @@ notebooks and desktop SQL tools; ``ingest``, ``score`` and ``review`` refresh it
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import duckdb
@@ -31,6 +32,8 @@ from ofc_stats.warehouse.store import Warehouse
 DATABASE_FILE = "ofc.duckdb"
 # The table of ofc.duckdb naming the warehouse folder and commit its views were made for.
 DATABASE_SOURCE_TABLE = "_ofc_stats_source"
+# The table of ofc.duckdb naming every object ofc-stats made there (the rest is yours).
+DATABASE_OBJECTS_TABLE = "_ofc_stats_objects"
 
 # Base views: view name -> (warehouse table, scored partitions included).
 BASE_VIEWS = {
@@ -44,6 +47,20 @@ BASE_VIEWS = {
     "scored_matchups": "matchups",
     "scored_fl_review": "fl_review",
 }
+
+
+# A reject is resolved once its hand was stored whole after all: the same (site,
+# hand_id), or a hand read from the same file and line (a half-written hand, read again
+# once complete). Conflicts and whole files are never resolved so (ofc_stats.analysis
+# .audit applies the same rule).
+UNRESOLVABLE_KINDS = ("conflict", "file", "format")
+RESOLVED_REJECTS = f"""
+SELECT r.*, coalesce(r.kind NOT IN {UNRESOLVABLE_KINDS} AND (
+    EXISTS (SELECT 1 FROM hands h WHERE h.site = r.site AND h.hand_id = r.hand_id)
+    OR EXISTS (SELECT 1 FROM hands h WHERE h.source_file = r.file AND h.source_line = r.line)),
+    FALSE) AS resolved
+FROM {{source}} r
+"""
 
 
 def _view_files() -> list[str]:
@@ -104,18 +121,79 @@ def create_views(connection: duckdb.DuckDBPyConnection, warehouse: Warehouse,
                                "SELECT * FROM _empty_frame")
             connection.unregister("_empty_frame")
             source = f"_empty_{view}"
+        if view == "rejects":
+            connection.execute(f"CREATE OR REPLACE VIEW rejects AS {RESOLVED_REJECTS}"
+                               .replace("{source}", source))
+            continue
         connection.execute(f'CREATE OR REPLACE VIEW "{view}" AS SELECT * FROM {source}')
     for text in _view_files():
         connection.execute(text)
+
+
+def our_objects() -> list[str]:
+    """The names of the objects ofc-stats makes in ``ofc.duckdb`` (views and tables)."""
+    views = [name for text in _view_files()
+             for name in re.findall(r"CREATE\s+(?:OR\s+REPLACE\s+)?VIEW\s+\"?(\w+)", text,
+                                    re.IGNORECASE)]
+    return [*BASE_VIEWS, *views, *(f"_empty_{view}" for view in BASE_VIEWS),
+            DATABASE_SOURCE_TABLE, DATABASE_OBJECTS_TABLE]
+
+
+def _carry_over(connection: duckdb.DuckDBPyConnection, previous: Path) -> bool | None:
+    """Copy everything of the previous ``ofc.duckdb`` into the new one (the user's own
+    tables with their rows, views, macros, sequences, types, schemas), then drop what
+    an earlier ofc-stats made there and this one no longer makes: ofc-stats replaces
+    its own objects and never drops another's.
+
+    Returns:
+        False if the previous file is open for writing in another program (then it must
+        stay as it is: what that program writes would be lost), None if it is no DuckDB
+        database, else True.
+    """
+    here = connection.execute("SELECT current_database()").fetchone()
+    assert here is not None
+    try:
+        connection.execute("ATTACH ? AS _previous (READ_ONLY)", [str(previous)])
+    except duckdb.Error as error:
+        if "lock" in str(error).lower():
+            return False
+        return None  # not a database any more: nothing of it can be carried over
+    try:
+        connection.execute(f'COPY FROM DATABASE _previous TO "{here[0]}"')
+        had_record = connection.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE database_name = '_previous' "
+            "AND schema_name = 'main' AND table_name = ?", [DATABASE_OBJECTS_TABLE]).fetchone()
+        made_before = ([row[0] for row in connection.execute(
+            f"SELECT name FROM _previous.main.{DATABASE_OBJECTS_TABLE}").fetchall()]
+                       if had_record and had_record[0] else [])
+    finally:
+        connection.execute("DETACH _previous")
+    current = set(our_objects())
+    for name in made_before:
+        if name in current:
+            continue
+        kind = connection.execute(
+            "SELECT CASE WHEN EXISTS (SELECT 1 FROM duckdb_views() WHERE schema_name = 'main' "
+            "AND view_name = $name AND NOT internal) THEN 'VIEW' WHEN EXISTS (SELECT 1 FROM "
+            "duckdb_tables() WHERE schema_name = 'main' AND table_name = $name) THEN 'TABLE' "
+            "END", {"name": name}).fetchone()
+        if kind and kind[0]:
+            connection.execute(f'DROP {kind[0]} IF EXISTS main."{name}"')
+    return True
 
 
 def refresh_database(warehouse: Warehouse) -> Path | None:
     """Write ``<warehouse>/ofc.duckdb`` with the current views; return its path.
 
     The file is built beside and renamed over the old one, so a DuckDB session that
-    has the old file open keeps working. It records the warehouse folder and commit
-    its views were made for (:func:`database_is_current`). Returns None (and changes
-    nothing) if the file cannot be written.
+    has the old file open keeps working (the files its views name are kept a day
+    after a commit removes them: ``KEEP_REMOVED_SECONDS``). Everything of the old
+    file ofc-stats did not make (your tables, views, macros) is carried over
+    (:func:`_carry_over`). It records the warehouse folder and commit its views were
+    made for (:func:`database_is_current`) and the objects it made. Returns None (and
+    changes nothing) if the file cannot be written, or the old one is open for writing
+    in another program (what that program writes would be lost); an old file that is
+    no DuckDB database any more is moved to ``_quarantine/``.
     """
     target = warehouse.root / DATABASE_FILE
     temporary = warehouse.root / f".tmp-{os.getpid()}-{DATABASE_FILE}"
@@ -123,18 +201,27 @@ def refresh_database(warehouse: Warehouse) -> Path | None:
     try:
         connection = open_duckdb(str(temporary))
         try:
+            carried = _carry_over(connection, target) if target.exists() else True
+            if carried is False:
+                raise OSError(f"{target} is open for writing in another program")
+            if carried is None:
+                warehouse.quarantine(target)
             state = warehouse.state()
             create_views(connection, warehouse, state)
             connection.execute(
                 f"CREATE OR REPLACE TABLE {DATABASE_SOURCE_TABLE} AS "
                 "SELECT $root AS warehouse, $commit AS commit_id",
                 {"root": str(warehouse.root.resolve()), "commit": state.commit})
+            connection.execute(
+                f"CREATE OR REPLACE TABLE {DATABASE_OBJECTS_TABLE} AS "
+                "SELECT unnest($names) AS name", {"names": our_objects()})
             connection.execute("CHECKPOINT")
         finally:
             connection.close()
         os.replace(temporary, target)
     except (duckdb.Error, OSError):
         temporary.unlink(missing_ok=True)
+        (warehouse.root / f"{temporary.name}.wal").unlink(missing_ok=True)
         return None
     return target
 

@@ -82,7 +82,8 @@ PROBLEMS_SCHEMA = pl.Schema({
 
 PROBLEM_KINDS = (
     "syntax", "missing field", "version", "variant", "timestamp", "money", "players",
-    "seat", "card", "row size", "duplicate card", "encoding", "truncated", "conflict",
+    "seat", "card", "row size", "duplicate card", "encoding", "truncated", "too large",
+    "conflict",
     "streets",  # streets placing a card twice: the hand is stored, without them
     "file", "format",  # ingest: an unreadable or corrupt file; a format it cannot tell
 )
