@@ -34,10 +34,11 @@ def test_bench_prints_throughput_and_memory() -> None:
 def test_rules_lists_presets_and_shows_one() -> None:
     listing = runner.invoke(app, ["rules"])
     assert listing.exit_code == 0
-    assert [line.split()[0] for line in listing.stdout.splitlines()] == [
+    assert [line.split()[0] for line in listing.stdout.splitlines()[2:]] == [
         "classic", "pineapple", "progressive", "ultimate", "joker-pineapple",
         "joker-progressive", "joker-ultimate", "double-deck", "double-deck-pineapple",
-        "deuce-to-seven"]
+        "deuce-to-seven"]  # under the table's head: preset, rules
+    assert listing.stdout.split()[:2] == ["preset", "rules"]
     shown = runner.invoke(app, ["rules", "progressive", "--json"])
     assert json.loads(shown.stdout)["fantasyland"]["entry"] == {
         "QQ": 14, "KK": 15, "AA": 16, "222": 16}

@@ -63,7 +63,7 @@ def test_score_reads_the_warehouse_from_the_environment(tmp_path: Path) -> None:
 def test_missing_warehouse_is_a_one_line_error(tmp_path: Path) -> None:
     for command in (["score"], ["audit"]):
         result = runner.invoke(app, [*command, "--warehouse", str(tmp_path / "nowhere")])
-        assert result.exit_code == 1
+        assert result.exit_code == 5  # no warehouse: not the code of a failed audit
         assert result.stderr.startswith("ofc-stats: error: no warehouse at")
         assert result.stderr.count("\n") == 1
 

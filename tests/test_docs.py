@@ -40,6 +40,12 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
         assert (command.help or "").strip(), f"{name} has no help text"
         if name.startswith("bench "):
             assert name.removeprefix("bench ") in benchmarks, f"README lacks bench {name}"
+        elif " " in name and f"`ofc-stats {name}" not in README:
+            # a group's subcommand, named in the group's row: `ofc-stats config [set|get]`
+            group, sub = name.split(" ", 1)
+            row = re.search(rf"`ofc-stats {group} \[([a-z|\\]+)\]`", README)
+            assert row is not None, f"README lacks ofc-stats {group}"
+            assert sub in row.group(1).replace("\\", "").split("|"), f"README lacks {name}"
         else:
             assert f"`ofc-stats {name}" in README, f"README lacks ofc-stats {name}"
 
@@ -78,7 +84,16 @@ def test_every_toml_example_of_the_rulesets_page_loads(tmp_path: Path) -> None:
     page = (ROOT / "docs" / "rulesets.md").read_text(encoding="utf-8")
     examples = re.findall(r"```toml\n(.*?)```", page, flags=re.DOTALL)
     assert len(examples) >= 3
+    settings = [example for example in examples
+                if example.startswith("# <warehouse>/ofc-stats.toml")]
+    assert len(settings) == 1  # the house rules' file, not a ruleset
     for index, example in enumerate(examples):
+        if example in settings:
+            from ofc_stats.warehouse.config import CONFIG_FILE, read_config
+
+            (tmp_path / CONFIG_FILE).write_text(example, encoding="utf-8")
+            assert read_config(tmp_path).house_rules
+            continue
         path = tmp_path / f"example{index}.toml"
         path.write_text(example, encoding="utf-8")
         assert load_ruleset(path).name

@@ -23,6 +23,7 @@ from ofc_stats.analysis.fantasyland_review import (
 from ofc_stats.cli import app
 from ofc_stats.db import fantasyland_review_stats, query_warehouse
 from ofc_stats.engine.rules import get_ruleset
+from ofc_stats.errors import ExitCode
 from ofc_stats.warehouse import Warehouse
 from tests.builders import ENTRY_QQ, Hand, Seat, canonical, store
 from tests.reference import Board, score_hand
@@ -265,7 +266,10 @@ def test_the_command_prints_the_run_and_each_player(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("arguments", "message"), [
     (["--scoring", "omaha"], "unknown ruleset 'omaha'"),
-    (["--since", "yesterday"], "--since 'yesterday' is not a date"),
+    (["--since", "yesterdy"], "--since 'yesterdy' is not a date"),
+    (["--scoring", "clasic"], "--scoring: unknown ruleset 'clasic': use one of classic, "
+                              "pineapple, progressive, ultimate, "),
+    (["--scoring", "clasic"], "did you mean 'classic'?"),
 ])
 def test_mistakes_are_one_line_errors(tmp_path: Path, arguments: list[str],
                                       message: str) -> None:
@@ -281,7 +285,7 @@ def test_no_warehouse_is_a_one_line_error(tmp_path: Path) -> None:
     result = subprocess.run([sys.executable, "-m", "ofc_stats", "review", "-w",
                              str(tmp_path / "nowhere")], capture_output=True, text=True,
                             check=False)
-    assert result.returncode == 1
+    assert result.returncode == ExitCode.NO_WAREHOUSE
     assert result.stderr.startswith("ofc-stats: error: no warehouse at")
 
 

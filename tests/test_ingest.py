@@ -748,7 +748,8 @@ def test_the_summary_reads_well_and_serialises(tmp_path: Path) -> None:
     summary = ingest([path], tmp_path / "wh")
     text = summary.report()
     assert text.startswith("ingested 1 file (1 read, 0 unchanged) into ")
-    assert "  1 hand stored, 0 duplicates, 0 conflicts, 1 rejected (of 1 good hand read)\n" in text
+    assert "  1 good hand read: 1 stored, 0 duplicates, 0 conflicts; 1 broken hand set aside\n" in (
+        text)
     assert text.endswith(" MB read, 1 commit)")
     values = json.loads(json.dumps(summary.as_dict()))
     assert values["problems_by_kind"] == {"variant": 1}

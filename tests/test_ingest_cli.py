@@ -51,7 +51,7 @@ def test_ingest_prints_a_summary_and_exits_0(tmp_path: Path) -> None:
     result = runner.invoke(app, ["ingest", str(path), "--warehouse", str(tmp_path / "wh")])
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("ingested 1 file (1 read, 0 unchanged) into ")
-    assert "2 hands stored, 0 duplicates, 0 conflicts, 0 rejected" in result.stdout
+    assert "  2 good hands read: 2 stored, 0 duplicates, 0 conflicts\n" in result.stdout
     assert "hands/s" in result.stdout
     assert result.stderr == ""
     again = runner.invoke(app, ["ingest", str(path), "-w", str(tmp_path / "wh")])
@@ -63,11 +63,11 @@ def test_score_after_the_import(tmp_path: Path) -> None:
     path = history(tmp_path / "a.jsonl", "h1", "h2")
     result = runner.invoke(app, ["ingest", str(path), "-w", str(tmp_path / "wh"), "--score"])
     assert result.exit_code == 0, result.output
-    assert "2 hands stored" in result.stdout
+    assert "2 good hands read: 2 stored" in result.stdout
     assert "scored 2 hands (4 player-hands" in result.stdout
     strict = runner.invoke(app, ["ingest", str(path), "--watch", "--strict"])
     assert strict.exit_code == 2
-    assert "--strict does not go with --watch" in strict.stderr
+    assert "ofc-stats: error: --strict: does not go with --watch" in strict.stderr
 
 
 def test_a_terminal_gets_a_progress_bar_on_stderr(tmp_path: Path) -> None:
@@ -85,11 +85,12 @@ def test_rejects_warn_but_exit_0_unless_strict(tmp_path: Path) -> None:
     result = runner.invoke(app, ["ingest", str(path), "-w", str(tmp_path / "wh")])
     assert result.exit_code == 0
     assert result.stderr == ("ofc-stats: warning: 1 problem set aside in the warehouse's "
-                             "rejects table (variant 1); see docs/ingest.md\n")
+                             "rejects table (variant 1); see docs/ingest.md\n"
+                             f"  {path}:2: variant: unknown variant 'omaha'\n")
     other = history(tmp_path / "b.jsonl", "h3", bad="h4")
     strict = runner.invoke(app, ["ingest", str(other), "-w", str(tmp_path / "wh"), "--strict"])
     assert strict.exit_code == 4
-    assert "1 hand stored" in strict.stdout  # the good hand is stored all the same
+    assert "1 good hand read: 1 stored" in strict.stdout  # the good hand is stored all the same
     assert strict.stderr.splitlines()[-1] == (
         "ofc-stats: error: 1 problem set aside in the warehouse's rejects table "
         "(variant 1) (strict mode)")
@@ -200,7 +201,9 @@ def test_a_real_process_ingests_and_never_shows_a_traceback(tmp_path: Path) -> N
     (tmp_path / "in" / "empty.csv").write_bytes(b"")
     completed = run_cli("ingest", str(tmp_path / "in"), "-w", str(tmp_path / "wh"))
     assert completed.returncode == 0, completed.stderr
-    assert "2 hands stored" in completed.stdout
+    assert "2 good hands read: 2 stored" in completed.stdout
+    assert "1 broken hand and 2 files (unreadable or not histories) set aside" in (
+        completed.stdout)
     assert "Traceback" not in completed.stderr
     assert completed.stderr.startswith("ofc-stats: warning: 3 problems set aside")
     kinds = sorted(table(tmp_path / "wh", "rejects")["kind"])

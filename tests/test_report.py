@@ -43,8 +43,15 @@ from ofc_stats.report.data import (
     parse_since,
     wilson_interval,
 )
-from ofc_stats.report.figures import report_charts
-from ofc_stats.report.page import card_html, plotly_js, row_html, script_json
+from ofc_stats.report.figures import number_text, report_charts
+from ofc_stats.report.page import (
+    card_html,
+    plotly_js,
+    render_page,
+    row_html,
+    script_json,
+    signed,
+)
 from ofc_stats.warehouse import Warehouse
 from tests.builders import (
     ENTRY_QQ,
@@ -348,7 +355,7 @@ def test_every_figure_is_valid_plotly(warehouse: Warehouse, player: str | None) 
     charts = report_charts(data)
     assert [chart.key for chart in charts] == [
         "cumulative", "sessions", "fouls", "fantasyland", "royalties", "rows",
-        "head-to-head", "categories"]
+        "categories", "head-to-head"]
     for chart in charts:
         figure = go.Figure(chart.figure)  # plotly's validators reject unknown properties
         assert figure.data, chart.key
@@ -428,13 +435,65 @@ def test_rows_are_sorted_and_padded_to_their_size() -> None:
     drawn = row_html("2c Ah", 3)
     assert drawn.index("A♥") < drawn.index("2♣")
     assert drawn.count('class="card e"') == 1
+    quads = row_html("Ac 7h 7d 7s 7c", 5)  # 7777A, not A7777
+    assert max(quads.index(f"7{suit}") for suit in "♠♥♦♣") < quads.index("A♣")
+    full_house = row_html("3s Kd 3c Kh 3h", 5)  # the trips before the pair
+    assert max(full_house.index(f"3{s}") for s in "♠♥♣") < full_house.index("K♦")
+    wheel = row_html("Ah 2c 5d 3h 4s", 5)
+    assert wheel.index("5♦") < wheel.index("4♠") < wheel.index("A♥")
+
+
+def test_biggest_losses_are_other_deals_than_the_wins(sample_warehouse: Warehouse) -> None:
+    frame = load_report_data(sample_warehouse, ReportScope()).biggest_hands
+    hands = {kind: frame.filter(pl.col("kind") == kind).select("site", "hand_id").unique()
+             for kind in ("win", "loss")}
+    assert hands["win"].height == hands["loss"].height == 5
+    assert hands["win"].join(hands["loss"], on=["site", "hand_id"]).is_empty()
+    subjects = frame.select("kind", "place", "subject_points").unique()
+    assert (subjects.filter(pl.col("kind") == "loss")["subject_points"] < 0).all()
+
+
+def test_counts_tick_at_whole_numbers_and_nothing_reads_minus_zero(
+        warehouse: Warehouse) -> None:
+    data = load_report_data(warehouse, ReportScope(player="alice", table="t1",
+                                                   since=parse_since("2026-03-01T22:00")))
+    charts = {chart.key: chart.figure for chart in report_charts(data)}
+    sessions = charts["sessions"]["layout"]
+    assert sessions["xaxis"]["dtick"] == 1
+    assert sessions["xaxis"]["tickformat"] == ",d"
+    assert charts["cumulative"]["layout"]["xaxis"]["tickformat"] == ",d"
+    page = render_page(data, report_charts(data), dt.datetime(2026, 3, 2, tzinfo=dt.UTC))
+    assert not re.search(r"[-−]0\.0+(?!\d)", page.split("<script>")[0])
+    figures = script_json({chart.key: chart.figure for chart in report_charts(data)})
+    assert not re.search(r"[^\d.]-0(\.0+)?[,\]}]", figures)
+    assert number_text(-0.004, 2) == "0.00"
+    assert signed(-0.004, 2) == "0.00"
+
+
+def test_the_overview_draws_one_foul_panel_per_player(sample_warehouse: Warehouse) -> None:
+    data = load_report_data(sample_warehouse, ReportScope())
+    fouls = next(chart for chart in report_charts(data) if chart.key == "fouls").figure
+    assert len(fouls["data"]) == len(data.shown) == 10
+    assert [trace["xaxis"] for trace in fouls["data"]] == ["x", *(f"x{i}" for i in range(2, 11))]
+    assert fouls["layout"]["showlegend"] is False
+    assert [note["text"] for note in fouls["layout"]["annotations"]] == data.shown
+    assert fouls["layout"]["grid"]["rows"] == 2
+    go.Figure(fouls)  # valid plotly
+
+
+def test_legends_sit_under_the_plot() -> None:
+    from ofc_stats.report.figures import BASE_LAYOUT
+
+    assert BASE_LAYOUT["legend"]["yref"] == "container"
+    assert BASE_LAYOUT["legend"]["y"] == 0
+    assert BASE_LAYOUT["legend"]["yanchor"] == "bottom"
 
 
 def test_a_player_report_names_the_player_and_defaults_under_reports(
         warehouse: Warehouse, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     summary = write_report(warehouse, player="alice", since="2026-03-01")
-    assert Path(summary.path) == Path("reports/alice.html")
+    assert Path(summary.path) == Path("reports/alice-since-2026-03-01.html")
     page = Path(summary.path).read_text(encoding="utf-8")
     assert "OFC report <span class=\"subject\">alice</span>" in page
     assert (summary.hands, summary.players, summary.charts) == (24, 1, 8)
@@ -450,10 +509,28 @@ def test_a_player_report_names_the_player_and_defaults_under_reports(
     ("日本", None, "reports/player-cf2abf.html"),
     (None, "t1", "reports/table-t1.html"),
     ("alice", "t1", "reports/alice-at-t1.html"),
+    ("ColdWhale", None, "reports/coldwhale-9f4e77.html"),
 ])
 def test_default_paths_are_safe_file_names(player: str | None, table: str | None,
                                            path: str) -> None:
     assert default_report_path(player, table).as_posix() == path
+
+
+def test_default_paths_keep_periods_and_scorings_apart() -> None:
+    paths = {default_report_path("alice", since=since, scoring=scoring).as_posix()
+             for since in (None, "2026-03-01", "2026-03-08", "2026-03-01T20:00")
+             for scoring in (None, "default", "thursday home game")}
+    assert len(paths) == 4 * 2
+    assert "reports/alice-since-2026-03-01.html" in paths
+    assert "reports/alice-since-2026-03-01t2000z-thursday-home-game-6ae20f.html" in paths
+    assert default_report_path(since=dt.date(2026, 3, 1)).as_posix() == (
+        "reports/overview-since-2026-03-01.html")
+
+
+def test_the_report_help_says_the_real_file_name() -> None:
+    text = " ".join(runner.invoke(app, ["report", "--help"]).stdout.split())
+    assert "(ColdWhale: coldwhale-9f4e77.html)" in text
+    assert "--since -since-<date>" in text
 
 
 def test_default_paths_keep_every_player_and_table_apart() -> None:
@@ -523,8 +600,10 @@ def test_cli_writes_the_report_and_reports_errors_on_one_line(
     for arguments, message in [
         (["--player", "alise"], "no player named 'alise' in the scored hands; did you mean "
                                 "'alice'?"),
-        (["--since", "soon"], "--since 'soon' is not a date (use ISO 8601, e.g. 2026-03-01 "
-                              "or 2026-03-01T20:00)"),
+        (["--since", "soon"], "--since 'soon' is not a date or time; use a date "
+                              "(2026-03-01), a date and time (2026-03-01T20:00 or "
+                              "'2026-03-01 20:00', UTC unless it gives an offset), today, "
+                              "yesterday, or a time ago (90m, 12h, 7d, 2w, '3 days ago')"),
         (["--table", "t9"], "no table named 't9' in the scored hands"),
     ]:
         failed = runner.invoke(app, ["report", *arguments, "-w", str(warehouse.root),
@@ -540,7 +619,7 @@ def test_cli_writes_the_report_and_reports_errors_on_one_line(
     plain.write_text("a file")  # the file asked for cannot be written: the error names it
     blocked = runner.invoke(app, ["report", "-w", str(warehouse.root), "--out",
                                   str(plain / "r.html")])
-    assert blocked.exit_code == 1
+    assert blocked.exit_code == 7  # a file or system error
     assert blocked.stderr.count("\n") == 1
     assert str(plain) in blocked.stderr
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

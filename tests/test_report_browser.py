@@ -10,6 +10,7 @@ installs it. Playwright drives the system Chromium and needs no browser download
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -170,6 +171,98 @@ def test_the_report_makes_no_network_request(reports: dict[str, Path], visit: An
     offline = visit(reports["overview"], offline=True)  # and it draws with no network at all
     assert offline.errors == []
     assert all(drawn(offline.page, key)["svgs"] >= 1 for key in CHART_KEYS)
+
+
+@pytest.fixture(scope="module")
+def sample_reports(sample_warehouse: Any, tmp_path_factory: pytest.TempPathFactory
+                   ) -> dict[str, Path]:
+    """The sample data's overview (ten players in its legends) and one player's report."""
+    folder = tmp_path_factory.mktemp("sample-reports")
+    return {name: Path(write_report(sample_warehouse, player=player,
+                                    out=folder / f"{name}.html").path)
+            for name, player in (("sample-overview", None), ("sample-player", "ColdWhale"))}
+
+
+LAYOUT_PROBLEMS = """() => {
+  const box = element => element.getBoundingClientRect();
+  const hits = (a, b) => a.left < b.right - 1 && b.left < a.right - 1
+                         && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+  const inside = (a, b) => a.left >= b.left - 1 && a.right <= b.right + 1
+                           && a.top >= b.top - 1 && a.bottom <= b.bottom + 1;
+  const problems = [];
+  let entries = 0;
+  for (const plot of document.querySelectorAll('.plot')) {
+    const key = plot.id.replace('plot-', '');
+    const figure = box(plot.querySelector('svg.main-svg'));
+    const blockers = [
+      ['the toolbar', plot.querySelectorAll('.modebar')],
+      ['the plot area', plot.querySelectorAll('.nsewdrag')],
+      ['an axis title', plot.querySelectorAll('.xtitle, .ytitle')],
+      ['a tick label', plot.querySelectorAll('.xtick text, .ytick text')],
+      ['a colour bar', plot.querySelectorAll('.colorbar')]];
+    for (const entry of plot.querySelectorAll('.legend .traces')) {
+      entries += 1;
+      const name = entry.textContent;
+      const where = box(entry);
+      if (!inside(where, figure)) problems.push(`${key}: legend entry ${name} outside`);
+      for (const [what, elements] of blockers) {
+        for (const element of elements) {
+          if (hits(where, box(element))) problems.push(`${key}: ${what} covers ${name}`);
+        }
+      }
+    }
+  }
+  for (const grid of document.querySelectorAll('.charts, .hands-grid')) {
+    const frame = box(grid);
+    const rows = {};
+    for (const child of grid.children) {
+      const b = box(child);
+      (rows[Math.round(b.top)] = rows[Math.round(b.top)] || []).push(b);
+    }
+    for (const [top, row] of Object.entries(rows)) {
+      const right = Math.max(...row.map(b => b.right));
+      if (right < frame.right - 2) {
+        problems.push(`${grid.className}: the row at ${top} px leaves ${
+          Math.round(frame.right - right)} px empty`);
+      }
+    }
+  }
+  return {problems, entries};
+}"""
+
+
+@pytest.mark.parametrize("width", [1400, 900])
+@pytest.mark.parametrize("name", ["sample-overview", "sample-player", "alice"])
+def test_no_legend_entry_is_covered_and_no_half_grid_is_empty(
+        reports: dict[str, Path], sample_reports: dict[str, Path], browser: Browser,
+        name: str, width: int, tmp_path: Path) -> None:
+    path = {**reports, **sample_reports}[name]
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(path.as_uri(), wait_until="load")
+        page.wait_for_function("n => document.querySelectorAll('.plot .main-svg').length >= n",
+                               arg=len(CHART_KEYS), timeout=15_000)
+        for key in CHART_KEYS:  # the toolbar shows while the pointer is over a chart
+            page.locator(f"#plot-{key}").hover()
+            page.wait_for_timeout(50)
+        found = page.evaluate(LAYOUT_PROBLEMS)
+        assert found["problems"] == []
+        if name.startswith("sample"):
+            assert found["entries"] >= 10  # the legends were looked at
+        assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+        overview = "overview" in name
+        for key in ("cumulative",) if overview else ("cumulative", "sessions", "fouls"):
+            # counts tick at whole numbers (the overview's sessions are per player)
+            ticks = page.locator(f"#plot-{key} .xtick text").all_text_contents()
+            assert ticks, key
+            assert all(re.fullmatch(r"[\d,]+", tick.replace("−", "")) for tick in ticks), (
+                key, ticks)
+        shot = screenshot_folder(tmp_path) / f"report-{name}-{width}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 50_000
+    finally:
+        context.close()
 
 
 def test_the_fantasyland_review_draws_played_beside_best(

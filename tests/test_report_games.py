@@ -32,7 +32,8 @@ def test_a_variant_report_covers_that_variant_only(sample_warehouse: Warehouse) 
 
 
 def test_an_unknown_variant_names_the_variants_there_are(sample_warehouse: Warehouse) -> None:
-    with pytest.raises(UnknownVariantError, match=r"no 'joker' hands .*joker-ultimate"):
+    with pytest.raises(UnknownVariantError, match=r"--variant: no scored hands of variant "
+                       r"'joker' \(variants: .*; in this warehouse: .*joker-ultimate"):
         load_report_data(sample_warehouse, ReportScope(variant="joker"))
 
 
@@ -98,4 +99,5 @@ def test_the_cli_writes_a_variant_report_under_its_own_name(
     wrong = runner.invoke(app, ["report", "--variant", "badugi",
                                 "--warehouse", str(sample_warehouse.root)])
     assert wrong.exit_code == 2
-    assert wrong.stderr.startswith("ofc-stats: error: no 'badugi' hands")
+    assert wrong.stderr.startswith("ofc-stats: error: --variant: no scored hands of variant "
+                                   "'badugi'")

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from ofc_stats.cli import app
@@ -14,6 +16,7 @@ from ofc_stats.simulate import FaultKind
 from ofc_stats.simulate.files import (
     EXTENSIONS,
     FAULTS_FILE,
+    MANIFEST_FILE,
     SAMPLE_DATA_CONFIG,
     SAMPLE_GAMES_CONFIG,
     read_faults,
@@ -28,13 +31,13 @@ def test_simulate_writes_files_and_ground_truth(tmp_path: Path) -> None:
                                  "--tables", "2", "--variant", "pineapple", "--variant",
                                  "classic", "--seed", "7", "--faults", "gap=2,mis-scored=1"])
     assert result.exit_code == 0, result.output
-    assert "wrote 798 hands to 2 files" in result.stdout
+    assert re.search(r"wrote 798 hands of site ofc-sim-[0-9a-f]{6} to 2 files", result.stdout)
     assert "2 gap" in result.stdout
     assert "1 mis-scored" in result.stdout
     faults = read_faults(tmp_path / FAULTS_FILE)
     assert sorted(fault.kind.value for fault in faults) == ["gap", "gap", "mis-scored"]
     names = sorted(path.name for path in tmp_path.iterdir())
-    assert names == ["aldebaran.jsonl", "betelgeuse.jsonl", FAULTS_FILE]
+    assert names == [MANIFEST_FILE, "aldebaran.jsonl", "betelgeuse.jsonl", FAULTS_FILE]
     variants = {json.loads(line)["variant"] for path in tmp_path.glob("*.jsonl")
                 for line in path.read_text().splitlines()}
     assert variants == {"pineapple", "classic"}
@@ -103,3 +106,65 @@ def test_real_process_simulates(tmp_path: Path) -> None:
          "200", "--seed", "1"], capture_output=True, text=True, check=False, timeout=120)
     assert completed.returncode == 0, completed.stderr
     assert "wrote 200 hands" in completed.stdout
+
+
+def test_simulations_of_other_seeds_never_share_a_hand(tmp_path: Path) -> None:
+    from ofc_stats.ingest import ingest
+
+    for seed in (1, 2):
+        result = runner.invoke(app, ["simulate", "--out", str(tmp_path / f"s{seed}"),
+                                     "--hands", "600", "--seed", str(seed)])
+        assert result.exit_code == 0, result.output
+    again = runner.invoke(app, ["simulate", "--out", str(tmp_path / "again"), "--hands",
+                                "600", "--seed", "1"])
+    sites = {json.loads(path.read_text().splitlines()[0])["site"]
+             for folder in ("s1", "s2", "again") for path in (tmp_path / folder).glob("*.jsonl")}
+    assert len(sites) == 2  # one room per simulation; the same settings, the same room
+    assert re.search(r"site ofc-sim-[0-9a-f]{6}", again.stdout)
+    summary = ingest([tmp_path / "s1", tmp_path / "s2"], tmp_path / "wh")
+    assert (summary.hands_stored, summary.conflicts, summary.duplicates) == (1200, 0, 0)
+    repeated = ingest([tmp_path / "again"], tmp_path / "wh")
+    assert (repeated.hands_stored, repeated.conflicts, repeated.duplicates) == (0, 0, 600)
+
+
+def test_a_second_simulation_replaces_the_first_and_says_so(tmp_path: Path) -> None:
+    first = runner.invoke(app, ["simulate", "--out", str(tmp_path), "--hands", "900",
+                                "--tables", "3", "--seed", "4"])
+    assert first.exit_code == 0
+    assert first.stderr == ""
+    second = runner.invoke(app, ["simulate", "--out", str(tmp_path), "--hands", "400",
+                                 "--seed", "5", "--faults", "gap=1"])
+    assert second.exit_code == 0, second.output
+    assert second.stderr.startswith(f"ofc-stats: note: {tmp_path} held the simulation of "
+                                    "seed 4 (900 hands, site ofc-sim-")
+    assert "3 files); replaced by this one" in second.stderr
+    names = sorted(path.name for path in tmp_path.iterdir())
+    assert names == [MANIFEST_FILE, "aldebaran.jsonl", "betelgeuse.jsonl", FAULTS_FILE]
+    assert [fault.kind.value for fault in read_faults(tmp_path / FAULTS_FILE)] == ["gap"]
+
+
+def test_every_format_gets_hands(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["simulate", "--out", str(tmp_path), "--hands", "4000",
+                                 "--format", "all"])
+    assert result.exit_code == 0, result.output
+    suffixes = {path.name.split(".", 1)[1] for path in tmp_path.iterdir()
+                if path.name not in (FAULTS_FILE, MANIFEST_FILE)}
+    assert suffixes == {suffix.lstrip(".") for suffix in EXTENSIONS.values()}
+    assert "wrote 4,000 hands" in result.stdout
+    assert "to 4 files" in result.stdout
+
+
+@pytest.mark.parametrize(("options", "message"), [
+    (["--format", "all", "--tables", "2"], "4 formats need at least 4 tables (tables take "
+                                           "the formats in turn); --tables is 2"),
+    (["--format", "all", "--hands", "3"], "4 formats need at least 4 tables (tables take "
+                                          "the formats in turn); 3 hands make at most 3 "
+                                          "tables"),
+    (["--players", "3"], "--players 3 is out of range: it must be at least 4"),
+    (["--players", "200000"], "--players 200000 is out of range: it must be at most 100000"),
+])
+def test_simulate_refuses_what_it_cannot_do(tmp_path: Path, options: list[str],
+                                            message: str) -> None:
+    result = runner.invoke(app, ["simulate", "--out", str(tmp_path), *options])
+    assert result.exit_code == 2
+    assert result.stderr == f"ofc-stats: error: {message}\n"

@@ -61,7 +61,7 @@ def test_disk_full_is_one_line(tmp_path: Path, histories: Path) -> None:
     result = in_namespace(f"mount -t tmpfs -o size=1500k tmpfs '{warehouse}'",
                           ["ingest", str(histories), "-w", str(warehouse)])
     line = one_line(result)
-    assert result.returncode == 1
+    assert result.returncode == 7  # a file or system error (ExitCode.SYSTEM)
     assert line.startswith("ofc-stats: error: no space left on the device writing "), line
     assert "free some space" in line
 
@@ -76,7 +76,7 @@ def test_a_read_only_warehouse_refuses_writes_in_one_line_and_still_reads(
     for command in (["ingest", str(histories)], ["score", "--rescore"], ["repair"]):
         result = in_namespace(read_only, [*command, "-w", str(warehouse)])
         line = one_line(result)
-        assert result.returncode == 1, command
+        assert result.returncode == 7, command  # ExitCode.SYSTEM
         assert line.startswith("ofc-stats: error: read-only file system: "), line
     for command in (["stats"], ["audit"], ["check"], ["query", "SELECT count(*) FROM hands"]):
         result = in_namespace(read_only, [*command, "-w", str(warehouse)])
@@ -113,7 +113,7 @@ def test_permission_denied_is_one_line(tmp_path: Path, histories: Path) -> None:
         result = subprocess.run([*OFC_STATS, "ingest", str(more), "-w", str(warehouse)],
                                 cwd=ROOT, capture_output=True, text=True, timeout=300)
     line = one_line(result)
-    assert result.returncode == 1
+    assert result.returncode == 7  # a file or system error (ExitCode.SYSTEM)
     assert line.startswith("ofc-stats: error: permission denied: "), line
     assert str(warehouse / "hands") in line
     assert check_warehouse(Warehouse.open(warehouse)).whole

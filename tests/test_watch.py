@@ -335,7 +335,7 @@ def test_watch_prints_a_json_object_per_import(tmp_path: Path) -> None:
 def test_watch_refuses_strict_and_missing_paths(tmp_path: Path) -> None:
     strict = run_cli("ingest", "--watch", "--strict", str(tmp_path), "-w", str(tmp_path / "w"))
     assert strict.returncode == 2
-    assert "--strict does not go with --watch" in strict.stderr
+    assert "ofc-stats: error: --strict: does not go with --watch" in strict.stderr
     missing = run_cli("ingest", "--watch", str(tmp_path / "nowhere"), "-w", str(tmp_path / "w"))
     assert (missing.returncode, missing.stderr.strip()) == (
         2, f"ofc-stats: error: no such file or folder: {tmp_path / 'nowhere'}")

@@ -1,6 +1,7 @@
 """``ofc-stats audit``: every place where the history and the rules disagree.
 
-Reads what ``score`` wrote (the default scoring) and what ``ingest`` set aside:
+Reads what ``score`` wrote (the default scoring, or a stored what-if) and what
+``ingest`` set aside:
 
 ==================  ========  ===============================================
 kind                severity  found where
@@ -30,7 +31,8 @@ from dataclasses import dataclass
 import polars as pl
 
 from ofc_stats.analysis.coverage import Coverage, score_first, unscored_hands
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.analysis.fantasyland import transitions_of
+from ofc_stats.errors import NotScoredError
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.catalog import UNRESOLVABLE_KINDS
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
@@ -54,10 +56,6 @@ FINDINGS_SCHEMA = pl.Schema({
     "boards": pl.String(),
     "source": pl.String(),
 })
-
-
-class NotScoredError(OfcStatsError):
-    """The warehouse holds hands that were never scored."""
 
 
 @dataclass(frozen=True)
@@ -93,10 +91,21 @@ def _finding(frame: pl.LazyFrame, kind: str, severity: str, **columns: pl.Expr
                            for name, expr in values.items()})
 
 
-def _reported_mismatches(warehouse: Warehouse) -> list[pl.LazyFrame]:
-    if not warehouse.files("player_hands", DEFAULT_SCORING):
+Hand = tuple[str, str]  # (site, hand_id)
+
+
+def _only(frame: pl.LazyFrame, hand: Hand | None) -> pl.LazyFrame:
+    """The rows of one hand (all with None): read only that far."""
+    if hand is None:
+        return frame
+    return frame.filter((pl.col("site") == hand[0]) & (pl.col("hand_id") == hand[1]))
+
+
+def _reported_mismatches(warehouse: Warehouse, scoring: str, hand: Hand | None
+                         ) -> list[pl.LazyFrame]:
+    if not warehouse.files("player_hands", scoring):
         return []
-    player_hands = warehouse.scan("player_hands", DEFAULT_SCORING)
+    player_hands = _only(warehouse.scan("player_hands", scoring), hand)
     if "money_capped" in player_hands.collect_schema():
         # What the room owed: the capped money where table stakes hold, else the money.
         player_hands = player_hands.with_columns(
@@ -109,7 +118,7 @@ def _reported_mismatches(warehouse: Warehouse) -> list[pl.LazyFrame]:
     else:  # scored before money was
         checks = (("points", "points", "reported_points"),
                   ("royalties", "royalties", "reported_royalties"))
-    seats = warehouse.scan("seats").select(
+    seats = _only(warehouse.scan("seats"), hand).select(
         "site", "hand_id", "seat",
         pl.format("{}: {} / {} / {}", "player", "top", "middle", "bottom").alias("board"))
     parts = []
@@ -138,10 +147,14 @@ def _reported_mismatches(warehouse: Warehouse) -> list[pl.LazyFrame]:
     return parts
 
 
-def _fantasyland(warehouse: Warehouse) -> list[pl.LazyFrame]:
-    if not warehouse.files("fl_transitions"):
+def _fantasyland(warehouse: Warehouse, scoring: str, hand: Hand | None
+                 ) -> list[pl.LazyFrame]:
+    if scoring == DEFAULT_SCORING and not warehouse.files("fl_transitions"):
         return []
-    transitions = warehouse.scan("fl_transitions")
+    transitions = transitions_of(warehouse, scoring)
+    if not transitions.collect_schema().names():
+        return []
+    transitions = _only(transitions, hand)
     parts = []
     for status in ("fl_missing", "fl_unearned", "fl_cards"):
         parts.append(_finding(
@@ -183,19 +196,20 @@ def unresolved_rejects(warehouse: Warehouse) -> pl.LazyFrame:
                         nulls_equal=True)
 
 
-def _impossible(warehouse: Warehouse) -> list[pl.LazyFrame]:
+def _impossible(warehouse: Warehouse, scoring: str, hand: Hand | None
+                ) -> list[pl.LazyFrame]:
     parts = []
-    if warehouse.files("rejects"):
+    if warehouse.files("rejects") and hand is None:  # a rejected hand is not stored
         parts.append(_finding(
             unresolved_rejects(warehouse).filter(pl.col("kind").is_in(IMPOSSIBLE_REJECTS)),
             "impossible", "error", site=pl.col("site"), hand_id=pl.col("hand_id"),
             detail=pl.col("reason"),
             source=pl.format("{}:{}", pl.col("file"), pl.col("line").cast(pl.String)
                              .fill_null("?"))))
-    if warehouse.files("player_hands", DEFAULT_SCORING):
-        flagged = warehouse.scan("player_hands", DEFAULT_SCORING).filter(
+    if warehouse.files("player_hands", scoring):
+        flagged = _only(warehouse.scan("player_hands", scoring), hand).filter(
             pl.col("problem").is_not_null())
-        seats = warehouse.scan("seats").select(
+        seats = _only(warehouse.scan("seats"), hand).select(
             "site", "hand_id", "seat",
             pl.format("{} / {} / {}", "top", "middle", "bottom").alias("board"))
         parts.append(_finding(
@@ -206,13 +220,18 @@ def _impossible(warehouse: Warehouse) -> list[pl.LazyFrame]:
     return parts
 
 
-def audit_warehouse(warehouse: Warehouse, *, score: bool = True) -> AuditReport:
-    """Every disagreement between the stored histories and the rules.
+def audit_warehouse(warehouse: Warehouse, scoring: str = DEFAULT_SCORING,
+                    hand: Hand | None = None, *, score: bool = True) -> AuditReport:
+    """Every disagreement between the stored histories and the rules: the rules of the
+    default scoring, or of a stored what-if ``scoring`` (whose Fantasyland chains are
+    followed now, under its rules); with ``hand`` (site, hand id), that hand's only.
 
     Args:
         warehouse: the warehouse.
+        scoring: the stored scoring whose rules the hands are held to.
+        hand: only this hand's findings (nothing is scored first, no coverage).
         score: score the hands not scored yet first (else the report's ``coverage``
-            says how many stored hands it leaves out).
+            says how many stored hands the default scoring leaves out).
 
     Raises:
         NotScoredError: the warehouse has hands but no scores, and they could not be
@@ -220,13 +239,15 @@ def audit_warehouse(warehouse: Warehouse, *, score: bool = True) -> AuditReport:
         WarehouseDamagedError: a file the log names is missing or damaged.
     """
     warehouse.require_whole()
-    coverage = score_first(warehouse) if score else unscored_hands(warehouse)
-    if warehouse.files("hands") and not warehouse.files("player_hands", DEFAULT_SCORING):
-        why = f" ({coverage.reason})" if coverage.reason else ""
+    coverage: Coverage | None = None
+    if hand is None and scoring == DEFAULT_SCORING:
+        coverage = score_first(warehouse) if score else unscored_hands(warehouse)
+    if warehouse.files("hands") and not warehouse.files("player_hands", scoring):
+        why = f" ({coverage.reason})" if coverage is not None and coverage.reason else ""
         raise NotScoredError(f"the warehouse has hands but no scores{why}: run "
                              "'ofc-stats score' first")
-    parts = [*_reported_mismatches(warehouse), *_fantasyland(warehouse),
-             *_impossible(warehouse)]
+    parts = [*_reported_mismatches(warehouse, scoring, hand),
+             *_fantasyland(warehouse, scoring, hand), *_impossible(warehouse, scoring, hand)]
     findings = (pl.concat([part.collect() for part in parts]) if parts
                 else FINDINGS_SCHEMA.to_frame())
     order = {kind: rank for rank, kind in enumerate((*ERROR_KINDS, *INFO_KINDS))}

@@ -13,9 +13,10 @@ from dataclasses import asdict, dataclass
 
 import polars as pl
 
-from ofc_stats.analysis.score import rules_digest, score_warehouse, stored_scorings
+from ofc_stats.analysis.score import rules_digest, score_warehouse, scoring_records
 from ofc_stats.util.system_errors import describe_system_error, system_error
 from ofc_stats.warehouse import Warehouse, WarehouseLockedError
+from ofc_stats.warehouse.config import read_config
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 HAND_KEY = ["site", "hand_id"]
@@ -61,10 +62,11 @@ def unscored_hands(warehouse: Warehouse, scoring: str = DEFAULT_SCORING) -> Cove
     state = warehouse.state()
     stored = sum(f.rows for f in state.table_files("hands"))
     scored = state.table_files("player_hands", scoring)
-    record = stored_scorings(warehouse).get(scoring)
+    record = scoring_records(warehouse).get(scoring)
     if not scored:
         return Coverage(stored, stored)
-    if record is not None and record.rules != rules_digest(None):
+    config = read_config(warehouse.root) if scoring == DEFAULT_SCORING else None
+    if config is not None and record is not None and record.rules != rules_digest(None, config):
         return Coverage(stored, stored)  # every hand would be scored again
     seats = [f for f in state.table_files("seats")
              if record is None or f.path not in record.seats_files]

@@ -272,6 +272,28 @@ def _file_list(files: list[str]) -> str:
     return "[" + ", ".join("'" + f.replace("'", "''") + "'" for f in files) + "]"
 
 
+def transitions_of(warehouse: Warehouse, scoring: str = DEFAULT_SCORING,
+                   break_minutes: int = DEFAULT_BREAK_MINUTES) -> pl.LazyFrame:
+    """The ``fl_transitions`` rows of a scoring: the stored table for the default, and
+    for a what-if (whose Fantasyland follows its own rules) derived now, not stored."""
+    if scoring == DEFAULT_SCORING:
+        return warehouse.scan("fl_transitions")
+    files = [str(path) for path in warehouse.files("player_hands", scoring)]
+    if not files:
+        return pl.LazyFrame()
+    hand_files = [str(path) for path in warehouse.files("hands")]
+    with tempfile.TemporaryDirectory(prefix=".duckdb-") as spill:
+        connection = open_duckdb(memory_limit=DUCKDB_MEMORY_LIMIT, temp_directory=spill,
+                                 threads=os.cpu_count() or 2)
+        try:
+            frame: pl.DataFrame = connection.sql(
+                transitions_query(files, break_minutes, hand_files)).pl()
+        finally:
+            connection.close()
+    # One chunk: polars 2.1 panics formatting strings across the chunks DuckDB hands over.
+    return frame.rechunk().lazy()
+
+
 def refresh_transitions(warehouse: Warehouse, break_minutes: int = DEFAULT_BREAK_MINUTES,
                         tables: pl.DataFrame | None = None) -> tuple[int, int]:
     """Recompute ``fl_transitions`` from the default scoring and swap it in.

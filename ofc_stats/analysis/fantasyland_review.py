@@ -41,7 +41,13 @@ import numpy as np
 import numpy.typing as npt
 import polars as pl
 
-from ofc_stats.analysis.score import COMPACT_WHEN_FILES, HAND_KEY, rules_digest, scoring_name
+from ofc_stats.analysis.score import (
+    COMPACT_WHEN_FILES,
+    HAND_KEY,
+    rules_by_group,
+    rules_digest,
+    scoring_name,
+)
 from ofc_stats.engine.boards import CARD_COLUMNS, board_codes, hand_starts_of
 from ofc_stats.engine.cards import (
     N_CARDS,
@@ -68,6 +74,7 @@ from ofc_stats.engine.scoring import compile_rules
 from ofc_stats.util.memory import peak_memory_mb
 from ofc_stats.warehouse import PendingFile, StagedFile, Warehouse, atomic_write_bytes
 from ofc_stats.warehouse.catalog import refresh_database
+from ofc_stats.warehouse.config import WarehouseConfig, read_config
 from ofc_stats.warehouse.schemas import FL_REVIEW_BOARD_COLUMNS, FL_REVIEW_SCHEMA
 from ofc_stats.warehouse.upgrade import upgrade_warehouse
 
@@ -105,7 +112,7 @@ class ReviewSummary:
     """What one ``review`` run did."""
 
     scoring: str
-    ruleset: str  # the forced ruleset's name, or "by variant"
+    ruleset: str  # the forced ruleset's name, "by variant", or the house rules
     rules_changed: bool  # the rules differ from the stored reviews': all done again
     reviewed: int  # Fantasyland boards solved by this run
     placed_only: int  # of which only the 13 placed cards were known
@@ -139,14 +146,18 @@ class _Tally:
             mapping[key] = mapping.get(key, 0) + int(number)
 
 
-def review_digest(forced: Ruleset | None) -> str:
+def review_digest(forced: Ruleset | None, config: WarehouseConfig | None = None) -> str:
     """A fingerprint of what a scoring's reviews read: the rules the scorer compiles
-    (:func:`~ofc_stats.analysis.score.rules_digest`), each ruleset's stay value and
-    :data:`REVIEW_VERSION`."""
-    rulesets = [forced] if forced is not None else [ruleset_for_variant(v.value)
-                                                    for v in Variant]
+    (:func:`~ofc_stats.analysis.score.rules_digest`, the house rules of ``config``
+    included), each ruleset's stay value and :data:`REVIEW_VERSION`."""
+    if forced is not None:
+        rulesets = [forced]
+    elif config is not None and config.house_rules:
+        rulesets = [ruleset for _, ruleset in config.rulesets()]
+    else:
+        rulesets = [ruleset_for_variant(v.value) for v in Variant]
     stays = ",".join(f"{ruleset.fl_stay_value!r}" for ruleset in rulesets)
-    text = f"{rules_digest(forced)}|{stays}|{REVIEW_VERSION}"
+    text = f"{rules_digest(forced, config)}|{stays}|{REVIEW_VERSION}"
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
@@ -177,9 +188,10 @@ def review_warehouse(warehouse: Warehouse, ruleset: str | Ruleset | None = None,
 
     Args:
         warehouse: the warehouse (its ``seats``; nothing else need be scored first).
-        ruleset: None for the default scoring (each hand under its variant's preset),
-            or a preset name, a TOML path or a :class:`Ruleset` (the scoring named
-            after it, as ``ofc-stats score --ruleset`` names it).
+        ruleset: None for the default scoring (each hand under the warehouse's house
+            rules, ``ofc-stats.toml``, else its variant's preset), or a preset name, a
+            TOML path or a :class:`Ruleset` (the scoring named after it, as
+            ``ofc-stats score --ruleset`` names it).
         player: only this player's Fantasyland boards.
         since: only hands from this moment on.
         progress: called after each seats file with (files done, files in all).
@@ -189,13 +201,14 @@ def review_warehouse(warehouse: Warehouse, ruleset: str | Ruleset | None = None,
     """
     forced = None if ruleset is None else get_ruleset(ruleset)
     scoring = scoring_name(forced)
+    config = None if forced is not None else read_config(warehouse.root)
     started = time.perf_counter()
     tally = _Tally()
     with warehouse.writing():
         upgrade_warehouse(warehouse)
         state = warehouse.state()
         previous = [f.path for f in state.table_files(REVIEW_TABLE, scoring)]
-        digest = review_digest(forced)
+        digest = review_digest(forced, config)
         recorded = _stored_digests(warehouse).get(scoring)
         rules_changed = bool(previous) and recorded is not None and recorded != digest
         seat_files = state.table_files("seats")
@@ -204,7 +217,7 @@ def review_warehouse(warehouse: Warehouse, ruleset: str | Ruleset | None = None,
             seats = _fantasyland_hands(warehouse, warehouse.root / seat_file.path, scoring,
                                        player, since, everything=rules_changed)
             for chunk in _chunks(seats):
-                frame = review_seats(chunk, scoring, forced, tally)
+                frame = review_seats(chunk, scoring, forced, tally, config)
                 written = warehouse.stage(PendingFile(REVIEW_TABLE, frame, scoring))
                 if written is None:
                     continue
@@ -227,7 +240,8 @@ def review_warehouse(warehouse: Warehouse, ruleset: str | Ruleset | None = None,
         database = refresh_database(warehouse)
     seconds = time.perf_counter() - started
     return ReviewSummary(
-        scoring=scoring, ruleset=forced.name if forced else "by variant",
+        scoring=scoring,
+        ruleset=forced.name if forced else config.describe() if config else "by variant",
         rules_changed=rules_changed, reviewed=tally.reviewed, placed_only=tally.placed_only,
         by_cards=dict(sorted(tally.by_cards.items())),
         skipped={SKIP_REASONS[key]: count for key, count in sorted(tally.skipped.items())},
@@ -316,18 +330,17 @@ def _dealt_count(ruleset: Ruleset) -> int | None:
 
 
 def review_seats(seats: pl.DataFrame, scoring: str, forced: Ruleset | None,
-                 tally: _Tally | None = None) -> pl.DataFrame:
+                 tally: _Tally | None = None, config: WarehouseConfig | None = None
+                 ) -> pl.DataFrame:
     """Review the boards marked ``_review`` among seat rows of whole hands (contiguous
     by hand, in seat order within each hand): one ``fl_review`` row per board reviewed.
 
-    Without a forced ruleset each hand is reviewed under its variant's preset.
+    Without a forced ruleset each hand is reviewed under the rules the default scoring
+    scores it with: the house rules of ``config`` for its site or variant, if any, else
+    its variant's preset.
     """
     tally = tally if tally is not None else _Tally()
-    if forced is None:
-        groups = [(ruleset_for_variant(str(variant)), seats.filter(pl.col("variant") == variant))
-                  for variant in seats["variant"].unique(maintain_order=True).to_list()]
-    else:
-        groups = [(forced, seats)]
+    groups = rules_by_group(seats, forced, config)
     parts = [_review_group(group, ruleset, scoring, tally) for ruleset, group in groups]
     parts = [part for part in parts if not part.is_empty()]
     return pl.concat(parts) if parts else FL_REVIEW_SCHEMA.to_frame()

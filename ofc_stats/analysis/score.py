@@ -4,8 +4,9 @@ Reads the warehouse's ``seats`` files one at a time (a hand's boards are contigu
 in one file, and each seat row carries its hand's variant, table and time, so no
 join is needed), scores the hands not yet scored, and writes ``player_hands`` and
 ``matchups`` into a partition named after the scoring: ``default`` (each hand under
-the preset its variant implies) or the name of a forced ruleset, a what-if stored
-beside the default, never over it. Then it follows Fantasyland across hands
+the warehouse's house rules, ``ofc-stats.toml``, or else the preset its variant
+implies) or the name of a forced ruleset, a what-if stored beside the default, never
+over it. Then it follows Fantasyland across hands
 (:mod:`ofc_stats.analysis.fantasyland`) for the default scoring.
 
 Memory is bounded by one seats file (ingest writes batches; compaction caps files
@@ -34,15 +35,19 @@ from ofc_stats.analysis.fantasyland import refresh_transitions
 from ofc_stats.engine.boards import BATCH_BOARDS, CARD_COLUMNS, card_frame_arrays, score_arrays
 from ofc_stats.engine.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
 from ofc_stats.engine.scoring import RuleTables, compile_rules
+from ofc_stats.errors import NotScoredError, OfcStatsError, RulesetError
 from ofc_stats.util.memory import peak_memory_mb
+from ofc_stats.util.suggest import alternatives, did_you_mean
 from ofc_stats.warehouse import (
     PendingFile,
     StagedFile,
     TableFile,
     Warehouse,
     atomic_write_bytes,
+    partition_folder,
 )
 from ofc_stats.warehouse.catalog import refresh_database
+from ofc_stats.warehouse.config import WarehouseConfig, read_config
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 from ofc_stats.warehouse.store import SCORINGS_FILE
 from ofc_stats.warehouse.upgrade import upgrade_warehouse
@@ -76,7 +81,7 @@ class ScoreSummary:
     """What one ``score`` run did."""
 
     scoring: str
-    ruleset: str  # the forced ruleset's name, or "by variant"
+    ruleset: str  # the forced ruleset's name, "by variant", or the house rules
     rescored: bool
     rules_changed: bool  # the scoring's rules differ from its stored rows': all rescored
     hands: int
@@ -149,20 +154,82 @@ def scoring_name(ruleset: str | Path | Ruleset | None) -> str:
     return DEFAULT_SCORING if ruleset is None else get_ruleset(ruleset).name
 
 
+def stored_scorings(warehouse: Warehouse) -> list[str]:
+    """The scorings the warehouse holds, ``default`` first."""
+    names = warehouse.state().partitions("player_hands")
+    return sorted(names, key=lambda name: (name != DEFAULT_SCORING, name))
+
+
+class UnknownScoringError(OfcStatsError):
+    """``--scoring`` names no stored scoring and no ruleset."""
+
+
+def resolve_scoring(warehouse: Warehouse, name: str | None) -> str:
+    """The stored scoring ``--scoring NAME`` means: ``default`` (or None), a stored
+    scoring's name, the name its folder has (``thursday_home_game``, as earlier
+    versions showed it), or a preset or ruleset file whose name is a stored scoring.
+
+    Raises:
+        NotScoredError: ``name`` is a ruleset never scored in this warehouse (or
+            nothing is scored), saying the command that scores it.
+        OfcStatsError: ``name`` is neither a stored scoring nor a ruleset, naming the
+            stored scorings and the closest.
+    """
+    if name is None or name == DEFAULT_SCORING:
+        return DEFAULT_SCORING
+    stored = stored_scorings(warehouse)
+    if not name.strip():
+        raise UnknownScoringError(f"--scoring needs a name (stored: "
+                                  f"{alternatives(repr(s) for s in stored) or 'none'})")
+    if name in stored:
+        return name
+    by_folder = {partition_folder(scoring).removeprefix("scoring="): scoring
+                 for scoring in stored}
+    if name in by_folder:
+        return by_folder[name]
+    try:
+        ruleset = get_ruleset(name)
+    except RulesetError:
+        if name.endswith(".toml") or Path(name).exists():
+            raise  # a ruleset file that does not load: say why
+        listed = alternatives(repr(scoring) for scoring in stored) or "none"
+        raise UnknownScoringError(
+            f"--scoring {name!r}: no such scoring (stored: {listed}; or give a preset or "
+            f"a ruleset file){did_you_mean(name, stored)}") from None
+    if ruleset.name in stored:
+        return ruleset.name
+    raise NotScoredError(f"--scoring {name!r}: nothing is scored as {ruleset.name!r} yet; "
+                         f"run 'ofc-stats score --ruleset {name}' first")
+
+
+def rules_by_group(seats: pl.DataFrame, forced: Ruleset | None,
+                    config: WarehouseConfig | None) -> list[tuple[Ruleset, pl.DataFrame]]:
+    """The seat rows in groups that one ruleset scores, hands kept whole and in order:
+    all under a forced ruleset, else by site and variant under the house rules, else
+    by variant under its preset."""
+    if forced is not None:
+        return [(forced, seats)]
+    if config is None or not config.house_rules:
+        return [(ruleset_for_variant(str(variant)), seats.filter(pl.col("variant") == variant))
+                for variant in seats["variant"].unique(maintain_order=True).to_list()]
+    pairs = seats.select("site", "variant").unique(maintain_order=True)
+    return [(config.ruleset_for(str(site), str(variant)),
+             seats.filter((pl.col("site") == site) & (pl.col("variant") == variant)))
+            for site, variant in pairs.iter_rows()]
+
+
 def score_seats(seats: pl.DataFrame, scoring: str, forced: Ruleset | None,
-                batch_boards: int = BATCH_BOARDS) -> tuple[pl.DataFrame, pl.DataFrame, int]:
+                batch_boards: int = BATCH_BOARDS, config: WarehouseConfig | None = None
+                ) -> tuple[pl.DataFrame, pl.DataFrame, int]:
     """Score stored seat rows (hands contiguous) into player_hands and matchups rows.
 
-    Without a forced ruleset each hand is scored under its variant's preset.
+    Without a forced ruleset each hand is scored under the house rules of ``config``
+    for its site or variant, if any, else under its variant's preset.
 
     Returns:
         player_hands rows, matchups rows, and the number of hands.
     """
-    if forced is None:
-        groups = [(ruleset_for_variant(str(variant)), seats.filter(pl.col("variant") == variant))
-                  for variant in seats["variant"].unique(maintain_order=True).to_list()]
-    else:
-        groups = [(forced, seats)]
+    groups = rules_by_group(seats, forced, config)
     players_parts, matchup_parts = [], []
     hands = 0
     for ruleset, group in groups:
@@ -178,12 +245,19 @@ def score_seats(seats: pl.DataFrame, scoring: str, forced: Ruleset | None,
     return pl.concat(players_parts), pl.concat(matchup_parts), hands
 
 
-def rules_digest(forced: Ruleset | None) -> str:
+def rules_digest(forced: Ruleset | None, config: WarehouseConfig | None = None) -> str:
     """A fingerprint of what the scorer reads for a scoring: the compiled rule tables
-    of the forced ruleset, or of every variant's preset (names do not count)."""
-    rulesets = [forced] if forced is not None else [ruleset_for_variant(v.value)
-                                                    for v in Variant]
+    of the forced ruleset, or of every ruleset the default applies (the house rules
+    and where they apply, the variants' presets); names do not count."""
     digest = hashlib.sha256()
+    if forced is not None:
+        rulesets = [forced]
+    elif config is not None and config.house_rules:
+        scoped = config.rulesets()
+        digest.update(repr([scope for scope, _ in scoped]).encode())
+        rulesets = [ruleset for _, ruleset in scoped]
+    else:
+        rulesets = [ruleset_for_variant(v.value) for v in Variant]
     for ruleset in rulesets:
         tables = compile_rules(ruleset)
         for item in dataclasses.fields(RuleTables):
@@ -204,7 +278,7 @@ class ScoringRecord:
     transitions_stale: bool = False
 
 
-def stored_scorings(warehouse: Warehouse) -> dict[str, ScoringRecord]:
+def scoring_records(warehouse: Warehouse) -> dict[str, ScoringRecord]:
     """What ``scorings.json`` says of each scoring (empty if it cannot be read)."""
     path = warehouse.root / SCORINGS_FILE
     try:
@@ -231,7 +305,7 @@ def forget_scorings(warehouse: Warehouse) -> None:
 
 
 def _record_scoring(warehouse: Warehouse, scoring: str, record: ScoringRecord) -> None:
-    stored = stored_scorings(warehouse)
+    stored = scoring_records(warehouse)
     if stored.get(scoring) != record:
         stored[scoring] = record
         data = {name: {"rules": item.rules, "seats_files": sorted(item.seats_files),
@@ -280,14 +354,15 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
     started = time.perf_counter()
     hands = player_rows = matchup_rows = 0
     with warehouse.writing(lock_timeout):
+        config = None if forced is not None else read_config(warehouse.root)
         upgrade_warehouse(warehouse)
         state = warehouse.state()
         previous = [f.path for table in ("player_hands", "matchups")
                     for f in state.table_files(table, scoring)]
         # Rows stored under other rules than these (a ruleset file edited since, a new
         # version's presets) are all redone; a warehouse without a record keeps its rows.
-        digest = rules_digest(forced)
-        record = stored_scorings(warehouse).get(scoring)
+        digest = rules_digest(forced, config)
+        record = scoring_records(warehouse).get(scoring)
         rules_changed = bool(previous) and record is not None and record.rules != digest
         rescore = rescore or rules_changed
         if not previous:  # nothing stored could disagree, nothing is scored
@@ -312,7 +387,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
             if seats.is_empty():
                 return _ScoredFile([], 0, 0, 0)
             players, matchups, scored_hands = score_seats(_contiguous(seats), scoring, forced,
-                                                          batch_boards)
+                                                          batch_boards, config)
             files = [warehouse.stage(PendingFile(table, frame, scoring)) for table, frame
                      in (("player_hands", players), ("matchups", matchups))]
             return _ScoredFile([f for f in files if f is not None], scored_hands,
@@ -374,7 +449,8 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
         database = refresh_database(warehouse)
     seconds = time.perf_counter() - started
     return ScoreSummary(
-        scoring=scoring, ruleset=forced.name if forced else "by variant", rescored=rescore,
+        scoring=scoring, rescored=rescore,
+        ruleset=forced.name if forced else config.describe() if config else "by variant",
         rules_changed=rules_changed,
         hands=hands, player_hands=player_rows, matchups=matchup_rows,
         transitions=transitions, fl_errors=fl_errors,

@@ -12,7 +12,8 @@ from ofc_stats.cli.app import app, run
 # In the order of ``ofc-stats --help``:
 # isort: off
 from ofc_stats.cli import rules, simulate, ingest, score, review, audit  # noqa: F401
-from ofc_stats.cli import query, stats, report, check, spark, bench  # noqa: F401
+from ofc_stats.cli import query, stats, hand, report, config, check, spark  # noqa: F401
+from ofc_stats.cli import bench  # noqa: F401
 # isort: on
 
 __all__ = ["app", "run"]

@@ -9,22 +9,24 @@ from typing import Annotated
 
 import typer
 
-from ofc_stats.cli.app import JsonOption, bench_app
+from ofc_stats.cli.app import VARIANTS_TEXT, JsonOption, bench_app
 from ofc_stats.cli.errors import reported_errors
 
 
 @bench_app.command("scoring")
 def bench_scoring(
-    deals: Annotated[int, typer.Option(min=1, help="Random deals to score.")] = 2_000_000,
-    players: Annotated[int, typer.Option(min=2, max=4, help="Players per deal.")] = 3,
-    ruleset: Annotated[str, typer.Option(help="Preset name or TOML file.")] = "pineapple",
-    batch: Annotated[int, typer.Option(min=16, help="Boards per batch.")] = 1 << 16,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    deals: Annotated[int, typer.Option(
+        metavar="N", min=1, help="Random deals to score.")] = 2_000_000,
+    players: Annotated[int, typer.Option(metavar="N", min=2, max=4, help="Players per deal.")] = 3,
+    ruleset: Annotated[str, typer.Option(
+        metavar="NAME|FILE", help="Preset name or TOML file.")] = "pineapple",
+    batch: Annotated[int, typer.Option(metavar="N", min=16, help="Boards per batch.")] = 1 << 16,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
     jokers: Annotated[bool, typer.Option(
         help="Also score two-player deals with one joker on every board, against the "
              "same deals without.")] = True,
     string_deals: Annotated[int, typer.Option(
-        min=0, help="Of the deals, how many to score through score_boards with card "
+        metavar="N", min=0, help="Of the deals, how many to score through score_boards with card "
                     "strings in, against codes (0: skip).")] = 500_000,
     as_json: JsonOption = False,
 ) -> None:
@@ -66,17 +68,20 @@ def bench_scoring(
 
 @bench_app.command("formats")
 def bench_formats(
-    hands: Annotated[int, typer.Option(min=1, help="Sample hands to write and read.")] = 100_000,
-    players: Annotated[int, typer.Option(min=2, max=4, help="Players per hand.")] = 3,
-    variant: Annotated[str, typer.Option(help="classic, pineapple, progressive or ultimate.")]
+    hands: Annotated[int, typer.Option(
+        metavar="N", min=1, help="Sample hands to write and read.")] = 100_000,
+    players: Annotated[int, typer.Option(metavar="N", min=2, max=4, help="Players per hand.")] = 3,
+    variant: Annotated[str, typer.Option(
+        metavar="VARIANT", help=f"{VARIANTS_TEXT}.")]
     = "pineapple",
     streets: Annotated[bool, typer.Option(
         "--streets/--no-streets", help="Record every placement (as rooms do), or boards only.")]
     = True,
     fmt: Annotated[list[str] | None, typer.Option(
-        "--format", help="A format to measure (repeat it); all by default.")] = None,
-    batch: Annotated[int, typer.Option(min=1, help="Hands per read batch.")] = 20_000,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+        "--format", metavar="FORMAT", help="A format to measure (repeat it); all by default.",
+        show_default=False)] = None,
+    batch: Annotated[int, typer.Option(metavar="N", min=1, help="Hands per read batch.")] = 20_000,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
     as_json: JsonOption = False,
 ) -> None:
     """Write sample hands in each format to a temporary file and read them back."""
@@ -107,9 +112,10 @@ def bench_formats(
 
 @bench_app.command("simulate")
 def bench_simulate(
-    hands: Annotated[int, typer.Option(min=1, help="Hands to simulate.")] = 1_000_000,
-    tables: Annotated[int | None, typer.Option(min=1, help="Tables.")] = None,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    hands: Annotated[int, typer.Option(metavar="N", min=1, help="Hands to simulate.")] = 1_000_000,
+    tables: Annotated[int | None, typer.Option(metavar="N", min=1, help="Tables.",
+                                              show_default=False)] = None,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
     as_json: JsonOption = False,
 ) -> None:
     """Simulate hands into canonical batches in memory (every variant, one core)."""
@@ -131,12 +137,14 @@ def bench_simulate(
 
 @bench_app.command("ingest")
 def bench_ingest(
-    hands: Annotated[int, typer.Option(min=1, help="Hands per format.")] = 200_000,
+    hands: Annotated[int, typer.Option(metavar="N", min=1, help="Hands per format.")] = 200_000,
     formats: Annotated[list[str] | None, typer.Option(
-        "--format", "-f", help="Formats to measure, repeatable (default: all).")] = None,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+        "--format", "-f", metavar="FORMAT", help="Formats to measure, repeatable (default: all).",
+        show_default=False)] = None,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
     files: Annotated[int, typer.Option(
-        min=1, help="Spread the hands over this many files (sessions) in a folder.")] = 1,
+        metavar="N", min=1,
+        help="Spread the hands over this many files (sessions) in a folder.")] = 1,
     as_json: JsonOption = False,
 ) -> None:
     """Write hands in each format to a temporary folder, ingest them, report throughput."""
@@ -153,10 +161,11 @@ def bench_ingest(
 
 @bench_app.command("score")
 def bench_score(
-    player_hands: Annotated[int, typer.Option(min=3, help="Player-hands in the warehouse.")]
+    player_hands: Annotated[int, typer.Option(
+        metavar="N", min=3, help="Player-hands in the warehouse.")]
     = 10_000_000,
-    players: Annotated[int, typer.Option(min=2, max=4, help="Players per hand.")] = 3,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    players: Annotated[int, typer.Option(metavar="N", min=2, max=4, help="Players per hand.")] = 3,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
     cores: Annotated[bool, typer.Option(
         "--cores", help="Also score again and copy on one core and on all.")] = False,
     as_json: JsonOption = False,
@@ -192,9 +201,10 @@ def bench_score(
 
 @bench_app.command("stats")
 def bench_stats(
-    player_hands: Annotated[int, typer.Option(min=3, help="Player-hands in the warehouse.")]
+    player_hands: Annotated[int, typer.Option(
+        metavar="N", min=3, help="Player-hands in the warehouse.")]
     = 10_000_000,
-    repeats: Annotated[int, typer.Option(min=1, help="Times to run the query.")] = 3,
+    repeats: Annotated[int, typer.Option(metavar="N", min=1, help="Times to run the query.")] = 3,
     as_json: JsonOption = False,
 ) -> None:
     """Time the per-player summary ('ofc-stats stats') over a scored warehouse."""
@@ -214,11 +224,13 @@ def bench_stats(
 
 @bench_app.command("report")
 def bench_report(
-    hands: Annotated[int, typer.Option(min=10, help="Hands in the warehouse.")] = 1_000_000,
-    players: Annotated[int, typer.Option(min=2, max=4, help="Players per hand.")] = 3,
-    pool: Annotated[int, typer.Option(min=2, help="Players in the pool the tables seat.")]
+    hands: Annotated[int, typer.Option(
+        metavar="N", min=10, help="Hands in the warehouse.")] = 1_000_000,
+    players: Annotated[int, typer.Option(metavar="N", min=2, max=4, help="Players per hand.")] = 3,
+    pool: Annotated[int, typer.Option(
+        metavar="N", min=2, help="Players in the pool the tables seat.")]
     = 12,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
     as_json: JsonOption = False,
 ) -> None:
     """Build and score a warehouse of random deals, then time 'ofc-stats report' on it."""
@@ -245,14 +257,16 @@ def bench_report(
 @bench_app.command("review")
 def bench_review(
     per_count: Annotated[int, typer.Option(
-        min=0, help="Random hands of each card count (13-17) to solve (0: skip).")] = 500,
+        metavar="N", min=0,
+        help="Random hands of each card count (13-17) to solve (0: skip).")] = 500,
     hands: Annotated[int, typer.Option(
-        min=0, help="Hands of the simulated history to review whole (0: skip).")]
+        metavar="N", min=0,
+        help="Hands of the simulated history to review whole (0: skip).")]
     = 1_000_000,
     warehouse: Annotated[Path | None, typer.Option(
-        "--warehouse", "-w", help="Review a copy of this warehouse instead of a simulated "
-        "history.")] = None,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+        "--warehouse", "-w", metavar="DIR", help="Review a copy of this warehouse instead "
+        "of a simulated history.", show_default=False)] = None,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
     as_json: JsonOption = False,
 ) -> None:
     """Time the Fantasyland solver by card count, then a whole 'ofc-stats review'."""
@@ -287,12 +301,12 @@ def bench_review(
 
 @bench_app.command("spark")
 def bench_spark(
-    hands: Annotated[int, typer.Option(min=10_000, help="Hands (three players each).")]
-    = 1_000_000,
+    hands: Annotated[int, typer.Option(
+        metavar="N", min=10_000, help="Hands (three players each).")] = 1_000_000,
     master: Annotated[list[str] | None, typer.Option(
-        help="Spark masters to time, repeatable [default: local[1] and local[2]].",
-        show_default=False)] = None,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 0,
+        metavar="URL", help="Spark masters to time, repeatable [default: local[1] and "
+        "local[2]].", show_default=False)] = None,
+    seed: Annotated[int, typer.Option(metavar="N", help="Random seed.")] = 0,
     as_json: JsonOption = False,
 ) -> None:
     """Score the same hands on Spark (each master) and with the local pipeline."""

@@ -9,11 +9,26 @@ import typer
 
 from ofc_stats.cli.app import JsonOption, WarehouseOption, app
 from ofc_stats.cli.errors import reported_errors
+from ofc_stats.errors import ExitCode
 
-DAMAGED_EXIT = 5
+DAMAGED_EXIT = ExitCode.NO_WAREHOUSE  # a damaged warehouse: docs/cli.md's exit codes
+
+CHECK_EXAMPLES = """Examples:
+
+\b
+  ofc-stats check
+  ofc-stats check --deep --json
+"""
+
+REPAIR_EXAMPLES = """Examples:
+
+\b
+  ofc-stats repair && ofc-stats ingest ~/histories     (the files it names read again)
+"""
 
 
-@app.command()
+@app.command(epilog=CHECK_EXAMPLES,
+             short_help="Check the warehouse is whole: its log, files and hands.")
 def check(
     warehouse: WarehouseOption = None,
     deep: Annotated[bool, typer.Option(
@@ -41,11 +56,13 @@ def check(
         raise typer.Exit(DAMAGED_EXIT)
 
 
-@app.command()
+@app.command(epilog=REPAIR_EXAMPLES,
+             short_help="Mend what 'check' finds; the next ingest reads the rest again.")
 def repair(
     warehouse: WarehouseOption = None,
     wait: Annotated[float, typer.Option(
-        min=0, help="Seconds to wait for another process writing the warehouse.")] = 30.0,
+        min=0, metavar="SECONDS",
+        help="Seconds to wait for another process writing the warehouse.")] = 30.0,
     as_json: JsonOption = False,
 ) -> None:
     """Mend what 'check' finds: the log, unreadable files (to _quarantine/), hands that

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -42,28 +43,50 @@ def ingest_progress(show: bool) -> Iterator[ProgressCallback | None]:
 
 
 def print_ingest_summary(summary: IngestSummary, as_json: bool) -> None:
-    """The summary on stdout (text or JSON); a warning line on stderr if hands were set aside."""
+    """The summary on stdout (text or JSON); on stderr, if anything was set aside, a
+    warning line and the first few problems, each with its file, line and reason."""
     typer.echo(json.dumps(summary.as_dict(), indent=2) if as_json else summary.report())
     problems = summary.problem_text()
-    if problems:
-        typer.echo(f"ofc-stats: warning: {problems}; see docs/ingest.md", err=True)
+    if not problems:
+        return
+    typer.echo(f"ofc-stats: warning: {problems}; see docs/ingest.md", err=True)
+    here = f"{Path.cwd()}{os.sep}"  # files under the current folder as the user names them
+    for example in summary.examples:
+        typer.echo(f"  {example.removeprefix(here)}", err=True)
+    more = summary.rejected + summary.conflicts - len(summary.examples)
+    if more > 0:
+        typer.echo(f"  ... and {more:,} more: ofc-stats query 'FROM rejects'", err=True)
 
 
-@app.command("ingest")
+EXAMPLES = """Examples:
+
+\b
+  ofc-stats ingest sample_data
+  ofc-stats ingest ~/histories/*.jsonl.gz --strict
+  ofc-stats ingest ~/.fpdb/database/fpdb.db3        (fpdb-3's database)
+  ofc-stats ingest ~/histories --watch --score       (until Ctrl-C)
+"""
+
+
+@app.command("ingest", epilog=EXAMPLES,
+             short_help="Import hand histories into the warehouse, every hand once.")
 def ingest_command(
     paths: Annotated[list[str], typer.Argument(
-        help="History files, folders (walked recursively), globs, or .gz .bz2 .xz .zip "
-             "archives.", show_default=False)],
+        metavar="PATH...", help="History files, folders (walked recursively), globs, or "
+        ".gz .bz2 .xz .zip archives.", show_default=False)],
     warehouse: Annotated[Path | None, typer.Option(
-        "--warehouse", "-w", help="The warehouse folder, created on first use "
-        "(default: $OFC_STATS_WAREHOUSE, else ./warehouse).", show_default=False)] = None,
+        "--warehouse", "-w", metavar="DIR", help="The warehouse folder, created on first "
+        "use [default: $OFC_STATS_WAREHOUSE, else ./warehouse].", show_default=False)]
+    = None,
     fmt: Annotated[str, typer.Option(
-        "--format", "-f", help="auto (sniff each file), jsonl, text, csv or fpdb.")] = "auto",
+        "--format", "-f", metavar="FORMAT",
+        help="auto (sniff each file), jsonl, text, csv or fpdb.")] = "auto",
     strict: Annotated[bool, typer.Option(
         "--strict", help="Exit with code 4 if any hand or file was rejected or "
                          "conflicted (the good hands are still stored).")] = False,
     wait: Annotated[float, typer.Option(
-        min=0, help="Seconds to wait for another process writing the warehouse.")] = 30.0,
+        min=0, metavar="SECONDS",
+        help="Seconds to wait for another process writing the warehouse.")] = 30.0,
     follow_links: Annotated[bool, typer.Option(
         "--follow-links", help="In folders, follow links that lead out of them "
         "(skipped and counted otherwise).")] = False,
@@ -71,8 +94,8 @@ def ingest_command(
         "--watch", help="Keep running: import files again as they grow or appear "
                         "(Ctrl-C stops it). The warehouse stays readable meanwhile.")] = False,
     interval: Annotated[float, typer.Option(
-        min=0.05, help="With --watch: seconds between looks at the files (on Linux "
-                       "a change wakes it sooner).")] = 1.0,
+        min=0.05, metavar="SECONDS", help="With --watch: seconds between looks at the "
+        "files (on Linux a change wakes it sooner).")] = 1.0,
     score: Annotated[bool, typer.Option(
         "--score", help="Score the new hands after each import (as 'ofc-stats score').")]
     = False,
@@ -83,8 +106,8 @@ def ingest_command(
 
     if watch:
         if strict:
-            raise typer.BadParameter("--strict does not go with --watch (a watch keeps "
-                                     "going past rejected hands)", param_hint="--strict")
+            raise typer.BadParameter("does not go with --watch (a watch keeps going past "
+                                     "rejected hands)", param_hint="--strict")
         watch_paths(paths, warehouse, fmt, interval=interval, wait=wait, score=score,
                     as_json=as_json)
         return

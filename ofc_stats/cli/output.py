@@ -1,4 +1,5 @@
-"""How ``query`` and ``stats`` write a result: a table on a terminal, CSV, JSON or Parquet."""
+"""How ``query``, ``stats`` and ``audit`` write a result: a table that fits the terminal
+(:mod:`ofc_stats.cli.tables`), CSV, JSON or Parquet."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import TYPE_CHECKING
 import polars as pl
 import typer
 
-from ofc_stats.cli.app import interactive
+from ofc_stats.cli.tables import View, print_table, selected_columns
 
 if TYPE_CHECKING:
     from ofc_stats.analysis.coverage import Coverage
@@ -22,17 +23,6 @@ class QueryFormat(StrEnum):
     CSV = "csv"
     JSON = "json"
     PARQUET = "parquet"
-
-
-def print_frame(frame: pl.DataFrame, title: str | None = None) -> None:
-    """A result as a table: rich on a terminal, plain aligned text in a pipe."""
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(*frame.columns, title=title, title_justify="left")
-    for row in frame.iter_rows():
-        table.add_row(*("" if value is None else str(value) for value in row))
-    Console(width=None if interactive() else 200).print(table)
 
 
 def output_format(output: QueryFormat | None, out: Path | None) -> QueryFormat:
@@ -65,8 +55,19 @@ def csv_ready(frame: pl.DataFrame) -> pl.DataFrame:
         *(pl.col(name).dt.to_string() for name in durations))
 
 
-def write_frame(frame: pl.DataFrame, output: QueryFormat, out: Path | None) -> None:
-    """Write a result in a format (see :func:`output_format`), to a file or stdout."""
+def write_frame(frame: pl.DataFrame, output: QueryFormat, out: Path | None, *,
+                view: View | None = None, wide: bool = False, columns: str | None = None
+                ) -> None:
+    """Write a result in a format (see :func:`output_format`), to a file or stdout.
+
+    A table fits the terminal, in ``view``'s compact columns unless ``wide``;
+    ``columns`` (``--columns a,b``) picks the columns in every format.
+    """
+    if output is QueryFormat.TABLE:
+        print_table(frame, view=view, wide=wide, columns=columns)
+        return
+    if columns is not None:
+        frame = frame.select(selected_columns(frame, columns))
     if output is QueryFormat.PARQUET:
         assert out is not None
         frame.write_parquet(out)
@@ -77,8 +78,6 @@ def write_frame(frame: pl.DataFrame, output: QueryFormat, out: Path | None) -> N
             typer.echo(text, nl=False)
         else:
             out.write_text(text, encoding="utf-8")
-    else:
-        print_frame(frame)
 
 
 def report_coverage(coverage: Coverage, what: str) -> None:

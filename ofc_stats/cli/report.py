@@ -7,34 +7,61 @@ from typing import Annotated
 
 import typer
 
-from ofc_stats.cli.app import JsonOption, WarehouseOption, app
+from ofc_stats.cli.app import (
+    JsonOption,
+    ScoringOption,
+    SinceOption,
+    VariantOption,
+    WarehouseOption,
+    app,
+)
 from ofc_stats.cli.errors import reported_errors
 from ofc_stats.cli.output import report_coverage
 
+EXAMPLES = """Examples:
 
-@app.command()
+\b
+  ofc-stats report                          reports/overview.html
+  ofc-stats report --player ColdWhale       reports/coldwhale-9f4e77.html
+  ofc-stats report --player alice --since 2026-03-01
+                                            reports/alice-since-2026-03-01.html
+  ofc-stats report --variant joker-ultimate reports/overview-joker-ultimate.html
+  ofc-stats report --scoring thursday.toml  reports/overview-thursday-home-game-....html
+"""
+
+
+@app.command(epilog=EXAMPLES, short_help="Write an offline HTML report: charts, figures, "
+                                         "biggest hands.")
 def report(
     player: Annotated[str | None, typer.Option(
-        help="Report on this player; without it, an overview of every player.")] = None,
-    table: Annotated[str | None, typer.Option(help="Only this table's hands.")] = None,
-    variant: Annotated[str | None, typer.Option(
-        help="Only this variant's hands (joker-ultimate, deuce-to-seven, ...).")] = None,
-    since: Annotated[str | None, typer.Option(
-        help="Only hands from this date or time on (ISO 8601, e.g. 2026-03-01; UTC "
-             "unless it says otherwise).")] = None,
+        metavar="NAME", help="Report on this player; without it, an overview of every "
+        "player.", show_default=False)] = None,
+    table: Annotated[str | None, typer.Option(
+        metavar="TABLE", help="Only this table's hands.", show_default=False)] = None,
+    variant: VariantOption = None,
+    since: SinceOption = None,
+    scoring: ScoringOption = None,
     out: Annotated[str | None, typer.Option(
-        "--out", "-o", help="The HTML file to write, or a folder to put it in (default: "
-        "reports/<player>.html, reports/table-<table>.html or reports/overview.html; "
-        "-<variant> added with --variant).", show_default=False)] = None,
+        "--out", "-o", metavar="FILE|DIR", help="The HTML file to write, or a folder to "
+        "put it in [default: in reports/, named after the scope: overview.html, or the "
+        "player's name in lower case with anything but letters and digits as '-' and, "
+        "when that changed it, a 6-character hash of the exact name (ColdWhale: "
+        "coldwhale-9f4e77.html); --table adds -at-<table> (or table-<table> alone), "
+        "--variant -<variant>, --since -since-<date>, --scoring the scoring's name; the "
+        "command prints the name].", show_default=False)] = None,
     warehouse: WarehouseOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Write a self-contained HTML report (charts, headline figures, biggest hands)."""
+    """Write a self-contained HTML report (charts, headline figures, biggest hands).
+
+    The page opens offline in any browser; how each figure is computed:
+    docs/reports.md.
+    """
     from ofc_stats.report import write_report
 
     with reported_errors(warehouse):
         summary = write_report(warehouse, player=player, table=table, since=since, out=out,
-                               variant=variant)
+                               scoring=scoring, variant=variant)
     if summary.coverage is not None:
         report_coverage(summary.coverage, "this report")
     if as_json:

@@ -7,29 +7,48 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ofc_stats.cli.app import JsonOption, WarehouseOption, app, interactive
-from ofc_stats.cli.errors import reported_errors
-from ofc_stats.cli.output import print_frame
+from ofc_stats.cli.app import JsonOption, SinceOption, WarehouseOption, app, interactive
+from ofc_stats.cli.errors import check_ruleset, reported_errors
+from ofc_stats.cli.tables import print_table
 
 if TYPE_CHECKING:
     from ofc_stats.analysis.fantasyland_review import ReviewSummary
 
+EXAMPLES = """Examples:
 
-@app.command()
+\b
+  ofc-stats review
+  ofc-stats review --player ColdWhale --since 7d
+  ofc-stats review --scoring thursday.toml      (a what-if: score --ruleset it first)
+  ofc-stats review --json
+"""
+
+
+@app.command(short_help="Solve every Fantasyland hand not reviewed yet: the best setting.",
+             epilog=EXAMPLES)
 def review(
     player: Annotated[str | None, typer.Option(
-        help="Only this player's Fantasyland hands (reviewed and shown).")] = None,
-    since: Annotated[str | None, typer.Option(
-        help="Only hands from this date or time on (ISO 8601, e.g. 2026-03-01; UTC "
-             "unless it says otherwise).")] = None,
+        metavar="NAME", help="Only this player's Fantasyland hands (reviewed and shown).",
+        show_default=False)] = None,
+    since: SinceOption = None,
     scoring: Annotated[str, typer.Option(
-        help="'default' (each hand under its variant's preset), or the preset or TOML "
-             "file a what-if was scored under ('ofc-stats score --ruleset').")] = "default",
+        metavar="NAME|FILE", help="'default' (the default scoring: the warehouse's house "
+        "rules, else each variant's preset), or the preset or TOML ruleset file a what-if "
+        "was scored under ('ofc-stats score --ruleset'), reviewed under its rules.")]
+    = "default",
     warehouse: WarehouseOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Solve every Fantasyland hand not reviewed yet: the best setting, what was left."""
+    """Solve every Fantasyland hand not reviewed yet: the best setting, what was left.
+
+    Each board played in Fantasyland is set again as well as its cards allow (value:
+    royalties, plus the ruleset's fl_stay_value for a stay) and stored in the table
+    fl_review; then per player: the share set optimally, the value lost per hand with
+    a 95% CI, stays missed and royalties left. On a terminal the table fits it; --json
+    for every column.
+    """
     from ofc_stats.analysis.fantasyland_review import review_warehouse
+    from ofc_stats.analysis.score import stored_scorings
     from ofc_stats.db import fantasyland_points, fantasyland_review_stats
     from ofc_stats.report.data import parse_since
     from ofc_stats.warehouse import Warehouse
@@ -38,6 +57,11 @@ def review(
         moment = parse_since(since)
         store = Warehouse.open(warehouse)
         ruleset = None if scoring == "default" else scoring
+        if ruleset is not None:
+            stored = (f"; {ruleset!r} is a stored scoring: give the preset or TOML file "
+                      "it was scored with (the review needs its rules)"
+                      if ruleset in stored_scorings(store) else "")
+            check_ruleset(ruleset, "--scoring", stored)
         if interactive() and not as_json:
             from rich.progress import Progress
 
@@ -65,7 +89,7 @@ def review(
     if players.is_empty():
         typer.echo("no Fantasyland hand reviewed in this scope")
     else:
-        print_frame(players.select(REVIEW_COLUMNS),
+        print_table(players.select(REVIEW_COLUMNS),
                     title="Fantasyland review per player (value: royalties, plus the "
                     "ruleset's fl_stay_value for a stay; every column: --json or "
                     "'ofc-stats query fantasyland_review')")

@@ -1,15 +1,18 @@
 """Running SQL over the warehouse: a sandboxed connection with every view, and the guard.
 
 :func:`connect` gives an in-memory DuckDB connection with the warehouse's views
-(:mod:`ofc_stats.warehouse.catalog`), sandboxed with DuckDB's own controls: external
-access off (no file, URL or directory but the warehouse's committed Parquet files,
-``allowed_paths``), no extension loaded or installed on demand, and the configuration
-locked so that no statement can turn any of it back on. :func:`run_sql` runs reading
-statements only, unless told otherwise: ``EXPLAIN ANALYZE`` runs what it explains, so
-it is judged by that, and a PIVOT over values from the data (DuckDB makes it a MULTI
-statement that may write) is refused. Even told otherwise, a statement that writes a
-file (``COPY``, ``EXPORT``, ``ATTACH``, ...) is refused: the warehouse's own files are
-the only ones the sandbox opens, and ``--allow-write`` must never write them.
+(:mod:`ofc_stats.warehouse.catalog`), under the default scoring or a what-if,
+sandboxed with DuckDB's own controls: external access off (no file, URL or directory
+but the warehouse's committed Parquet files, ``allowed_paths``), no extension loaded
+or installed on demand, and the configuration locked so that no statement can turn
+any of it back on. :func:`run_sql` runs reading statements only, unless told
+otherwise: ``EXPLAIN ANALYZE`` runs what it explains, so it is judged by that, and a
+PIVOT over values from the data (DuckDB makes it a MULTI statement that may write) is
+refused. Even told otherwise, a statement that writes a file (``COPY``, ``EXPORT``,
+``ATTACH``, ...) is refused: the warehouse's own files are the only ones the sandbox
+opens, and ``--allow-write`` must never write them. Of several statements the last
+one's result is returned; a reading statement before it, whose result would be lost,
+is refused.
 """
 
 from __future__ import annotations
@@ -17,13 +20,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable, Mapping
+from functools import cache
 from pathlib import Path
 
 import duckdb
 import polars as pl
 
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.analysis.score import resolve_scoring
+from ofc_stats.errors import ExitCode, OfcStatsError
 from ofc_stats.util.duckdb_connection import open_duckdb
+from ofc_stats.util.sql_files import sql_folder
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.catalog import create_views
 
@@ -46,21 +52,38 @@ DEFAULT_SESSION_GAP_MINUTES = 30
 class QueryError(OfcStatsError):
     """A query DuckDB rejected, a refused writing statement, or a bad parameter."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
+
+
+@cache
+def report_sql(name: str) -> str:
+    """The text of ``sql/report/<name>.sql`` (the report's datasets and helpers)."""
+    text: str = (sql_folder() / "report" / f"{name}.sql").read_text(encoding="utf-8")
+    return text
 
 
 def connect(warehouse: Warehouse, *, session_gap_minutes: int | None = None,
+            scoring: str | None = None,
             settings: Mapping[str, str | int | bool] | None = None
             ) -> duckdb.DuckDBPyConnection:
     """An in-memory DuckDB connection with the warehouse's views, sandboxed
-    (:func:`sandbox`); ``settings``: DuckDB configuration to set first (once it is
-    locked, none can be changed).
+    (:func:`sandbox`).
+
+    Args:
+        warehouse: the warehouse.
+        session_gap_minutes: minutes between hands that start a new session.
+        scoring: the scoring ``player_hands``, ``matchups`` and the views over them
+            show: a stored scoring, or a ruleset scored before (see
+            :func:`~ofc_stats.analysis.score.resolve_scoring`); None: the default.
+        settings: DuckDB configuration to set first (once it is locked, none can be
+            changed).
 
     Raises:
         WarehouseDamagedError: a file the log names is missing or damaged.
     """
     state = warehouse.state()
     warehouse.require_whole(state)
+    chosen = resolve_scoring(warehouse, scoring)
     config: dict[str, str | int | bool] = {"threads": os.cpu_count() or 2, **(settings or {})}
     connection = open_duckdb(":memory:", **config, autoload_known_extensions=False,
                              autoinstall_known_extensions=False)
@@ -69,6 +92,7 @@ def connect(warehouse: Warehouse, *, session_gap_minutes: int | None = None,
     sandbox(connection, [root / f.path for f in state.files.values()])
     connection.execute(f"SET VARIABLE session_gap_minutes = "
                        f"{int(session_gap_minutes or DEFAULT_SESSION_GAP_MINUTES)}")
+    connection.execute(f"SET VARIABLE scoring = {_literal(chosen)}")
     return connection
 
 
@@ -111,6 +135,13 @@ def run_sql(connection: duckdb.DuckDBPyConnection, sql: str,
                 f"refused: {touching[0]} statements can read or write files; --allow-write "
                 "runs statements on a scratch in-memory database only, and never writes "
                 "the warehouse's files")
+    lost = [number for number, statement in enumerate(statements[:-1], start=1)
+            if statement.type in ALLOWED_STATEMENTS]
+    if lost:
+        raise QueryError(
+            f"{len(statements)} statements given, and statement {lost[0]} is a "
+            f"{statements[lost[0] - 1].type.name} whose result would be lost: a query "
+            "returns the result of its last statement only; run them one at a time")
     try:
         for statement in statements[:-1]:
             connection.execute(statement)
@@ -179,6 +210,10 @@ def _explained_kind(statement: duckdb.Statement,
         return statement.type.name  # cannot tell what it explains: refuse
     kinds = [kind for s in explained if (kind := judge(s)) is not None]
     return f"EXPLAIN {kinds[0]}" if kinds else None
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _quoted(name: str) -> str:

@@ -55,6 +55,7 @@ from ofc_stats.engine.lowball import LowballRules as LowballRules
 from ofc_stats.engine.lowball import lowball_bound as lowball_bound
 from ofc_stats.engine.lowball import lowball_spec as lowball_spec
 from ofc_stats.errors import RulesetError
+from ofc_stats.util.suggest import did_you_mean
 
 
 class Variant(StrEnum):
@@ -464,6 +465,7 @@ def get_ruleset(name_or_path: str | Path | Ruleset) -> Ruleset:
         return load_ruleset(Path(text))
     raise RulesetError(
         f"unknown ruleset {text!r}: use one of {', '.join(PRESETS)} or a .toml file"
+        f"{did_you_mean(text, PRESETS)}"
     )
 
 
@@ -652,30 +654,3 @@ def ruleset_as_dict(ruleset: Ruleset) -> dict[str, Any]:
             "stay_lowball": fantasyland.stay_lowball or False,
         },
     }
-
-
-def describe_ruleset(ruleset: Ruleset) -> str:
-    """One line: scoring, Fantasyland entry and counts, stay rule."""
-    fantasyland = ruleset.fantasyland
-    entry = ", ".join([f"{hand} {cards}" for hand, cards in fantasyland.entry]
-                      + [f"{low} middle {cards}" for low, cards in fantasyland.entry_lowball])
-    stays = [f"{fantasyland.stay_top}+ top" if fantasyland.stay_top else "",
-             f"{fantasyland.stay_middle}+ middle" if fantasyland.stay_middle else "",
-             f"{fantasyland.stay_lowball} middle" if fantasyland.stay_lowball else "",
-             f"{fantasyland.stay_bottom}+ bottom" if fantasyland.stay_bottom else ""]
-    stay_cards = (f"{fantasyland.stay_cards} cards" if isinstance(fantasyland.stay_cards, int)
-                  else "same count")
-    deck = []
-    if ruleset.jokers:
-        deck.append(f"{ruleset.jokers} jokers")
-    if ruleset.decks > 1:
-        deck.append(f"{ruleset.decks} decks")
-    if ruleset.middle is MiddleRow.DEUCE_TO_SEVEN:
-        qualifier = ruleset.lowball.qualifier
-        deck.append("2-7 middle" + (f" ({qualifier}-low or better)" if qualifier else ""))
-    deck.append(f"up to {ruleset.max_players} players")
-    moon = f"; shoot the moon {ruleset.moon_points}" if ruleset.shoot_the_moon else ""
-    stakes = "; table stakes" if ruleset.table_stakes else ""
-    return (f"{ruleset.variant.value} ({', '.join(deck)}), {ruleset.scoring.value} "
-            f"scoring; FL entry {entry}; stay on {' / '.join(s for s in stays if s)} "
-            f"({stay_cards}, worth {ruleset.fl_stay_value:g} points){moon}{stakes}")

@@ -19,7 +19,7 @@ from enum import StrEnum
 from pathlib import PurePath
 from typing import BinaryIO, Protocol, runtime_checkable
 
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.errors import ExitCode, OfcStatsError
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import ReadBatch as ReadBatch  # exported here, as before
 from ofc_stats.formats.reading import SplitFile
@@ -56,14 +56,14 @@ _MODULES = {Format.JSONL: "jsonl", Format.TEXT: "text", Format.CSV: "csv",
 class UnknownFormatError(OfcStatsError):
     """A file whose format cannot be told from its first bytes."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class FormatWriteError(OfcStatsError, ValueError):
     """A hand holding a value the format cannot write faithfully (a name with a line
     break in a text format, say)."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class FormatReader(Protocol):

@@ -6,24 +6,26 @@ busy or invalid warehouse, :class:`~ofc_stats.warehouse.WarehouseError`.
 
 from __future__ import annotations
 
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.errors import ExitCode, OfcStatsError
 from ofc_stats.ingest.summary import IngestSummary
 
 
 class IngestError(OfcStatsError):
-    """A request ingest cannot carry out."""
+    """A request ingest cannot carry out (raised as such only for a bug)."""
+
+    exit_code = ExitCode.INTERNAL
 
 
 class UnknownFormatOptionError(IngestError, ValueError):
     """A forced ``--format`` that is not one of the formats."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class RejectedHandsError(IngestError):
     """Strict mode: the import finished, but something was rejected or conflicted."""
 
-    exit_code = 4
+    exit_code = ExitCode.SET_ASIDE
 
     def __init__(self, summary: IngestSummary) -> None:
         self.summary = summary

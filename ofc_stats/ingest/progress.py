@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from ofc_stats.ingest.sources import ByteCounter
+from ofc_stats.ingest.summary import EXAMPLES
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,15 @@ class Tally:
     conflicts: int = 0
     rejected: int = 0
     kinds: Counter[str] = field(default_factory=Counter)  # problems by kind
+    examples: list[str] = field(default_factory=list)  # the first few, one line each
+
+    def note_problems(self, problems: Iterable[tuple[str, int | None, str, str]]) -> None:
+        """Keep the first few problems (file, line, kind, reason) as lines."""
+        for file, line, kind, reason in problems:
+            if len(self.examples) >= EXAMPLES:
+                return
+            where = file if line is None else f"{file}:{line}"
+            self.examples.append(f"{where}: {kind}: {reason.removeprefix(f'{file}: ')}")
 
 
 class ProgressReporter:

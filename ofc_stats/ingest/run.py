@@ -65,7 +65,7 @@ from ofc_stats.ingest.sources import (
     list_sources,
     read_head,
 )
-from ofc_stats.ingest.summary import IngestSummary, counted
+from ofc_stats.ingest.summary import EXAMPLES, IngestSummary, counted
 from ofc_stats.warehouse import Warehouse, default_warehouse
 from ofc_stats.warehouse.catalog import database_is_current, refresh_database
 from ofc_stats.warehouse.schemas import HAND_KEYS_SCHEMA, HANDS_SCHEMA
@@ -305,6 +305,7 @@ class _Ingestion:
         run.dirty = True
         self.tally.rejected += 1
         self.tally.kinds[kind] += 1
+        self.tally.note_problems([(run.source.name, None, kind, reason)])
 
     # -- hands ------------------------------------------------------------------------
 
@@ -326,6 +327,8 @@ class _Ingestion:
             add_per_file(runs, problems["file"], "rejected")
             tally.rejected += problems.height
             tally.kinds.update(problems["kind"].to_list())
+            tally.note_problems(problems.head(EXAMPLES).select(
+                "file", "line", "kind", "reason").iter_rows())
         hands = batch.hands
         add_per_file(runs, hands["source_file"], "hands_read")
         tally.hands_read += hands.height
@@ -484,7 +487,7 @@ def _summary(run: _Ingestion, store: Warehouse, ignored: int, commits: int, comp
         hands_stored=tally.hands_stored, duplicates=tally.duplicates,
         conflicts=tally.conflicts, rejected=tally.rejected,
         problems_by_kind=dict(tally.kinds), commits=commits, files_compacted=compacted,
-        seconds=time.perf_counter() - started)
+        seconds=time.perf_counter() - started, examples=list(tally.examples))
 
 
 def ingest_live(store: Warehouse, files: Sequence[Path], live: LiveView, *,

@@ -33,7 +33,7 @@ from enum import StrEnum
 from pathlib import Path, PurePath
 from typing import BinaryIO, cast
 
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.errors import ExitCode, OfcStatsError
 from ofc_stats.formats.fpdb import SQLITE_MAGIC  # a database is read by path, not streamed
 
 # Suffixes a folder walk picks up (``.db3``: fpdb-3's database); a file named on the
@@ -51,7 +51,7 @@ MAX_PENDING_BYTES = 96 * 1024 * 1024
 class SourceError(OfcStatsError):
     """A path on the command line that names no readable input."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class Compression(StrEnum):

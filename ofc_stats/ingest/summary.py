@@ -3,8 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
+
+EXAMPLES = 5  # problems the summary names one by one
 
 
 @dataclass(frozen=True)
@@ -28,6 +30,8 @@ class IngestSummary:
     commits: int
     files_compacted: int
     seconds: float
+    # The first few problems: "file:line: kind: reason" (the rejects table has all).
+    examples: list[str] = field(default_factory=list)
 
     @property
     def hands_per_second(self) -> float:
@@ -58,13 +62,26 @@ class IngestSummary:
                            "followed: --follow-links reads them")
         head = (f"ingested {counted(self.files, 'file')} ({', '.join(details)}) into "
                 f"{self.warehouse} in {self.seconds:.2f} s")
+        if self.files == 0:
+            ignored = (f" ({counted(self.files_ignored, 'file')} ignored: not history files, "
+                       "by their suffixes; --format names a format to read them as)"
+                       if self.files_ignored else "")
+            return f"{head}\n  no history files found{ignored}: nothing to import"
         if self.files_read == 0:
             return f"{head}\n  nothing new: every file is as it was when last imported"
+        unreadable = self.problems_by_kind.get("file", 0)
+        files_set_aside = unreadable + self.problems_by_kind.get("format", 0)
+        hands_set_aside = self.rejected - files_set_aside
+        aside = [counted(hands_set_aside, "broken hand")] if hands_set_aside else []
+        if files_set_aside:
+            why = "not hand histories" if not unreadable else "unreadable or not histories"
+            aside.append(f"{counted(files_set_aside, 'file')} ({why})")
+        read = (f"{counted(self.hands_read, 'good hand')} read: {self.hands_stored:,} "
+                f"stored, {counted(self.duplicates, 'duplicate')}, "
+                f"{counted(self.conflicts, 'conflict')}" if self.hands_read else "no hands read")
         return (
-            f"{head}\n"
-            f"  {counted(self.hands_stored, 'hand')} stored, "
-            f"{counted(self.duplicates, 'duplicate')}, {counted(self.conflicts, 'conflict')}, "
-            f"{self.rejected:,} rejected (of {counted(self.hands_read, 'good hand')} read)\n"
+            f"{head}\n  {read}" + (f"; {' and '.join(aside)} set aside" if aside else "")
+            + "\n"
             f"  {self.hands_per_second:,.0f} hands/s, {self.megabytes_per_second:,.1f} MB/s "
             f"({self.bytes_read / 1e6:,.1f} MB read, {counted(self.commits, 'commit')})"
         )

@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ofc_stats.analysis.coverage import Coverage, score_first, unscored_hands
+from ofc_stats.analysis.score import resolve_scoring
 from ofc_stats.formats.canonical import variant_named
 from ofc_stats.report.data import (
     EmptyScopeError,
@@ -34,6 +35,7 @@ from ofc_stats.report.figures import report_charts
 from ofc_stats.report.page import render_page
 from ofc_stats.util.memory import peak_memory_mb
 from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 __all__ = [
     "EmptyScopeError",
@@ -73,33 +75,43 @@ class ReportSummary:
 
 
 def default_report_path(player: str | None = None, table: str | None = None,
-                        variant: str | None = None) -> Path:
+                        since: str | dt.date | dt.datetime | None = None,
+                        scoring: str | None = None, *, variant: str | None = None) -> Path:
     """``reports/<player>.html``, ``reports/table-<table>.html`` (both:
     ``reports/<player>-at-<table>.html``), or ``reports/overview.html``; one variant's
-    adds ``-<variant>`` (``reports/overview-joker-ultimate.html``).
+    adds ``-<variant>``, a period (``--since``) ``-since-<date>`` and a what-if scoring
+    ``-<scoring>``, so reports of different scopes never overwrite each other.
 
-    A name is made safe for a file; if that changed it (case, spaces, other
-    characters), a short hash of the exact name keeps two players' files apart.
+    A name is made safe for a file (lower case, anything but letters and digits a
+    ``-``); if that changed it, a short hash of the exact name keeps two players'
+    files apart.
 
     >>> default_report_path("alice").as_posix()
     'reports/alice.html'
-    >>> default_report_path("Phil Ivey").as_posix()
-    'reports/phil-ivey-d2cbd9.html'
+    >>> default_report_path("ColdWhale").as_posix()
+    'reports/coldwhale-9f4e77.html'
+    >>> default_report_path("Phil Ivey", since="2026-03-01").as_posix()
+    'reports/phil-ivey-d2cbd9-since-2026-03-01.html'
     >>> default_report_path(table="Deneb").as_posix()
     'reports/table-deneb-38a618.html'
-    >>> default_report_path().as_posix()
-    'reports/overview.html'
+    >>> default_report_path(since="2026-03-01T20:00+01:00", scoring="ultimate").as_posix()
+    'reports/overview-since-2026-03-01t1900z-ultimate.html'
     >>> default_report_path(variant="deuce-to-seven").as_posix()
     'reports/overview-deuce-to-seven.html'
     """
     parts = ([] if player is None else [_file_name(player, "player")]) + (
         [] if table is None else [_file_name(table, "table")])
-    if not parts:
-        name = "overview"
-    else:
-        name = "-at-".join(parts) if player is not None else f"table-{parts[0]}"
+    name = ("overview" if not parts else "-at-".join(parts) if player is not None
+            else f"table-{parts[0]}")
     if variant is not None:
         name += f"-{_file_name(variant, 'variant')}"
+    moment = parse_since(since)
+    if moment is not None:
+        stamp = (moment.strftime("%Y-%m-%d") if moment.time() == dt.time(0)
+                 else moment.strftime("%Y-%m-%dt%H%Mz"))
+        name += f"-since-{stamp}"
+    if scoring is not None and scoring != DEFAULT_SCORING:
+        name += f"-{_file_name(scoring, 'scoring')}"
     return REPORTS_FOLDER / f"{name}.html"
 
 
@@ -111,7 +123,9 @@ def _file_name(name: str, fallback: str) -> str:
 
 
 def report_target(out: Path | str | None, player: str | None = None,
-                  table: str | None = None, variant: str | None = None) -> Path:
+                  table: str | None = None, variant: str | None = None, *,
+                  since: str | dt.date | dt.datetime | None = None,
+                  scoring: str | None = None) -> Path:
     """Where a report goes: ``out``, a regular file or a new path; a folder (one that
     exists, or a path ending in ``/``; ``.`` and the empty path are the current folder)
     means the default file name (:func:`default_report_path`) inside it; a link to a
@@ -122,7 +136,7 @@ def report_target(out: Path | str | None, player: str | None = None,
             another special file (``/dev``, ``/proc``): a report is renamed into place,
             never over one of those.
     """
-    default = default_report_path(player, table, variant)
+    default = default_report_path(player, table, since, scoring, variant=variant)
     if out is None:
         return default
     text = os.fspath(out)
@@ -146,8 +160,8 @@ def report_target(out: Path | str | None, player: str | None = None,
 
 def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None = None,
                  table: str | None = None, since: str | dt.date | dt.datetime | None = None,
-                 out: Path | str | None = None, variant: str | None = None,
-                 score: bool = True) -> ReportSummary:
+                 out: Path | str | None = None, scoring: str | None = None,
+                 variant: str | None = None, score: bool = True) -> ReportSummary:
     """Write the HTML report of ``player`` (or of every player) and say what was written.
 
     Args:
@@ -155,10 +169,13 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
         player: the player to report on; None for an overview of every player.
         table: only this table's hands.
         variant: only this variant's hands (``joker-ultimate``, ``deuce-to-seven``, ...).
-        since: only hands from this date (midnight UTC) or ISO 8601 moment on.
+        since: only hands from this date (midnight UTC) or moment on (ISO 8601, or as
+            :func:`ofc_stats.util.moments.parse_moment` reads it: ``yesterday``, ``7d``).
         out: the HTML file, or a folder to put it in (:func:`report_target`); default
             :func:`default_report_path`. Folders are created, and the file is written
             under a temporary name and renamed into place.
+        scoring: a stored what-if scoring to report from (see
+            :func:`ofc_stats.analysis.score.resolve_scoring`); None: the default.
         score: score the hands not scored yet first (the summary says how many; and
             how many stored hands the report leaves out, if they could not be).
 
@@ -171,11 +188,16 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
     """
     started = time.perf_counter()
     store = warehouse if isinstance(warehouse, Warehouse) else Warehouse.open(warehouse)
+    chosen = resolve_scoring(store, scoring)
+    moment = parse_since(since)
     if variant is not None:
         variant = variant_named(variant)  # "Joker Ultimate", "2-7": as histories write them
-    target = report_target(out, player, table, variant)
-    scope = ReportScope(player=player, table=table, since=parse_since(since), variant=variant)
-    coverage = score_first(store) if score else unscored_hands(store)
+    target = report_target(out, player, table, variant, since=moment, scoring=chosen)
+    scope = ReportScope(player=player, table=table, since=moment, scoring=chosen,
+                        variant=variant)
+    coverage: Coverage | None = None
+    if chosen == DEFAULT_SCORING:
+        coverage = score_first(store) if score else unscored_hands(store)
     data = load_report_data(store, scope)
     charts = report_charts(data)
     page = render_page(data, charts, dt.datetime.now(dt.UTC)).encode("utf-8")
@@ -192,4 +214,5 @@ def write_report(warehouse: Warehouse | Path | str | None, *, player: str | None
         path=str(target), bytes=len(page), charts=len(charts),
         seconds=time.perf_counter() - started, hands=int(data.summary["hands"]),
         players=int(data.summary["players"]), peak_memory_mb=peak_memory_mb(),
-        scored_first=coverage.scored_now, unscored=coverage.unscored, coverage=coverage)
+        scored_first=coverage.scored_now if coverage else 0,
+        unscored=coverage.unscored if coverage else 0, coverage=coverage)

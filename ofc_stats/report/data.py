@@ -20,8 +20,13 @@ import duckdb
 import polars as pl
 
 from ofc_stats.db import NOTHING_SCORED, closest_names_hint, connect, report_sql, run_sql
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.engine.rules import Variant
+from ofc_stats.errors import ExitCode, NotScoredError, OfcStatsError
+from ofc_stats.util.moments import MomentError, parse_moment
+from ofc_stats.util.suggest import alternatives, did_you_mean
 from ofc_stats.warehouse import Warehouse
+from ofc_stats.warehouse.config import read_config
+from ofc_stats.warehouse.schemas import DEFAULT_SCORING
 
 Z95 = 1.959964  # the normal quantile of a two-sided 95% interval
 DUCKDB_MEMORY_LIMIT = "1GB"
@@ -30,7 +35,7 @@ DUCKDB_MEMORY_LIMIT = "1GB"
 class ReportError(OfcStatsError):
     """A report that cannot be made from what the user asked for."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class UnknownPlayerError(ReportError):
@@ -45,8 +50,10 @@ class UnknownVariantError(ReportError):
     """``--variant`` names no variant of the scored hands."""
 
 
-class NoScoredHandsError(ReportError):
+class NoScoredHandsError(ReportError, NotScoredError):
     """The warehouse holds no scored hands (``ofc-stats score`` has not run)."""
+
+    exit_code = ExitCode.NOT_SCORED
 
 
 class EmptyScopeError(ReportError):
@@ -56,11 +63,12 @@ class EmptyScopeError(ReportError):
 @dataclass(frozen=True)
 class ReportScope:
     """Which hands a report covers: one player's or everyone's, optionally one table's
-    or one variant's, from a moment on."""
+    or one variant's, from a moment on, under the default scoring or a stored what-if."""
 
     player: str | None = None
     table: str | None = None
     since: dt.datetime | None = None
+    scoring: str = DEFAULT_SCORING
     variant: str | None = None
 
     def describe(self) -> str:
@@ -100,6 +108,7 @@ class ReportData:
     scope: ReportScope
     limits: ReportLimits
     summary: dict[str, Any]  # the one row of scope.sql
+    rules: str  # the rules the scores are under, in words
     shown: list[str]  # the players the per-player charts show, in the table's order
     headline: pl.DataFrame
     timeline: pl.DataFrame
@@ -128,7 +137,8 @@ def format_moment(moment: dt.datetime) -> str:
 
 
 def parse_since(text: str | dt.date | dt.datetime | None) -> dt.datetime | None:
-    """A ``--since`` value as a UTC moment; a date means its midnight, UTC.
+    """A ``--since`` value as a UTC moment (:func:`ofc_stats.util.moments.parse_moment`:
+    a date means its midnight, UTC; ``yesterday`` and ``7d`` are understood).
 
     >>> parse_since("2026-03-01")
     datetime.datetime(2026, 3, 1, 0, 0, tzinfo=datetime.timezone.utc)
@@ -136,23 +146,14 @@ def parse_since(text: str | dt.date | dt.datetime | None) -> dt.datetime | None:
     '2026-03-01T19:00:00+00:00'
 
     Raises:
-        ReportError: the text is not an ISO 8601 date or date and time.
+        ReportError: the text is no moment in a form accepted.
     """
     if text is None:
         return None
-    if isinstance(text, str):
-        try:
-            moment = dt.datetime.fromisoformat(text.strip())
-        except ValueError:
-            raise ReportError(f"--since {text!r} is not a date (use ISO 8601, "
-                              "e.g. 2026-03-01 or 2026-03-01T20:00)") from None
-    elif isinstance(text, dt.datetime):
-        moment = text
-    else:
-        moment = dt.datetime(text.year, text.month, text.day)
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.UTC)
-    return moment.astimezone(dt.UTC)
+    try:
+        return parse_moment(text, "--since")
+    except MomentError as error:
+        raise ReportError(str(error)) from None
 
 
 def wilson_interval(successes: pl.Expr, trials: pl.Expr) -> tuple[pl.Expr, pl.Expr]:
@@ -211,10 +212,13 @@ def _check_scope(connection: duckdb.DuckDBPyConnection, scope: ReportScope,
         raise error(f"no {kind} named {name!r} in the scored hands"
                     f"{closest_names_hint(connection, kind, name)}")
     if scope.variant is not None and not summary["variant_known"]:
-        played = connection.sql("SELECT DISTINCT variant FROM player_hands ORDER BY 1").fetchall()
+        played = [str(row[0]) for row in connection.sql(
+            "SELECT DISTINCT variant FROM player_hands ORDER BY 1").fetchall()]
+        variants = [variant.value for variant in Variant]
         raise UnknownVariantError(
-            f"no {scope.variant!r} hands in the scored hands (they hold: "
-            f"{', '.join(str(row[0]) for row in played)})")
+            f"--variant: no scored hands of variant {scope.variant!r} (variants: "
+            f"{alternatives(variants)}; in this warehouse: {', '.join(played)})"
+            f"{did_you_mean(scope.variant, variants)}")
     if not summary["player_hands"]:
         raise EmptyScopeError(f"no scored {scope.describe()}")
 
@@ -239,19 +243,27 @@ def load_report_data(warehouse: Warehouse, scope: ReportScope,
         "players_listed": limits.players_listed, "buckets": limits.buckets,
         "sessions_shown": limits.sessions_shown, "count": limits.biggest,
     }
+    rules = (f"what-if: scored under {scope.scoring!r}" if scope.scoring != DEFAULT_SCORING
+             else _default_rules(warehouse))
     with tempfile.TemporaryDirectory(prefix="ofc-report-") as spill:
         # Bounded memory: past the limit DuckDB spills its sorts to disk.
-        connection = connect(warehouse, settings={
+        connection = connect(warehouse, scoring=scope.scoring, settings={
             "memory_limit": DUCKDB_MEMORY_LIMIT, "temp_directory": spill,
             "preserve_insertion_order": False})
         try:
-            return _load(connection, scope, limits, values)
+            return _load(connection, scope, limits, values, rules)
         finally:
             connection.close()
 
 
+def _default_rules(warehouse: Warehouse) -> str:
+    config = read_config(warehouse.root)
+    return ("scored under each variant's preset" if not config.house_rules
+            else f"scored under the {config.describe()}")
+
+
 def _load(connection: duckdb.DuckDBPyConnection, scope: ReportScope, limits: ReportLimits,
-      values: dict[str, object]) -> ReportData:
+          values: dict[str, object], rules: str) -> ReportData:
     summary = run_dataset(connection, "scope", values).row(0, named=True)
     _check_scope(connection, scope, summary)
 
@@ -282,7 +294,7 @@ def _load(connection: duckdb.DuckDBPyConnection, scope: ReportScope, limits: Rep
         lost_low.alias("value_lost_per_hand_low"), lost_high.alias("value_lost_per_hand_high"),
         *_rate("optimal", "optimal", "fl_hands"))
     return ReportData(
-        scope=scope, limits=limits, summary=summary, shown=shown,
+        scope=scope, limits=limits, summary=summary, rules=rules, shown=shown,
         headline=headline,
         timeline=dataset("timeline"), fantasyland=dataset("fantasyland"),
         sessions=dataset("session_spread" if scope.player is None else "sessions"),

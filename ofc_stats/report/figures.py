@@ -5,6 +5,9 @@ Each function takes the :class:`~ofc_stats.report.data.ReportData` and returns a
 as ``{"data": [...], "layout": {...}}`` (the JSON Plotly.js draws). Every name that
 comes from the warehouse is escaped with :func:`plot_text`, because Plotly renders a
 few HTML tags in text (``<b>``, ``<br>``, entities) and a name must appear as typed.
+
+Legends sit under the plot (the toolbar, top right, never covers an entry), axes of
+counts tick at whole numbers only, and no number is drawn as ``-0.0``.
 """
 
 from __future__ import annotations
@@ -43,12 +46,14 @@ BASE_LAYOUT: Figure = {
     "plot_bgcolor": "#ffffff",
     "colorway": PALETTE,
     "height": 380,
-    "margin": {"l": 56, "r": 16, "t": 40, "b": 48},
+    "margin": {"l": 56, "r": 16, "t": 32, "b": 48},
     "hovermode": "closest",
     "hoverlabel": {"bgcolor": "#ffffff", "bordercolor": "#d1d5db",
                    "font": {"family": FONT, "color": TEXT, "size": 12}},
-    "legend": {"orientation": "h", "x": 0, "xanchor": "left", "y": 1.0, "yanchor": "bottom",
-               "font": {"size": 12}},
+    # Under the plot, in the figure's own space (the margin grows to hold it): the
+    # toolbar Plotly shows at the top right on hover never covers an entry.
+    "legend": {"orientation": "h", "x": 0, "xanchor": "left", "yref": "container", "y": 0,
+               "yanchor": "bottom", "font": {"size": 12}},
     "xaxis": AXIS,
     "yaxis": AXIS,
 }
@@ -102,13 +107,38 @@ def empty_figure(message: str) -> Figure:
 
 
 def rounded(values: Sequence[Any] | pl.Series, digits: int = 2) -> list[float | None]:
-    """Numbers rounded for the page (smaller JSON); null, NaN and infinity as null.
+    """Numbers rounded for the page (smaller JSON); null, NaN and infinity as null, and
+    no negative zero (which Plotly draws as ``-0.00``).
 
-    >>> rounded([1.23456, None, float("nan")])
-    [1.23, None, None]
+    >>> rounded([1.23456, None, float("nan"), -0.001])
+    [1.23, None, None, 0.0]
     """
-    return [None if v is None or not math.isfinite(v) else round(float(v), digits)
+    return [None if v is None or not math.isfinite(v) else round(float(v), digits) + 0.0
             for v in values]
+
+
+def number_text(value: float | None, digits: int, sign: bool = False) -> str:
+    """A number as a label, rounded, never ``-0.0``; empty if unknown.
+
+    >>> number_text(-0.04, 1), number_text(0.36, 1, sign=True), number_text(None, 1)
+    ('0.0', '+0.4', '')
+    """
+    if value is None or not math.isfinite(value):
+        return ""
+    number = round(float(value), digits) + 0.0
+    return f"{number:+.{digits}f}" if sign and number else f"{number:.{digits}f}"
+
+
+def whole_numbers(values: Sequence[Any] | pl.Series) -> Figure:
+    """An axis of counts (hands, sessions, points): ticks at whole numbers only, not
+    ``1.5`` on a span of a few.
+
+    >>> whole_numbers([0, 1, 3]), whole_numbers([0, 400])
+    ({'tickformat': ',d', 'dtick': 1}, {'tickformat': ',d'})
+    """
+    finite = [float(v) for v in values if v is not None and math.isfinite(float(v))]
+    span = (max(finite) - min(finite)) if finite else 0.0
+    return {"tickformat": ",d", **({"dtick": 1} if span <= 10 else {})}
 
 
 def moments(values: Sequence[dt.datetime | None] | pl.Series) -> list[str | None]:
@@ -168,8 +198,10 @@ def cumulative_chart(data: ReportData) -> Chart:
         total = int(data.summary["players"])
         caption += ("Each player's line counts that player's own hands." +
                     _players_note(data.limits.players_shown, total))
-        layout = {"xaxis": {"title": {"text": "hands played"}},
-                  "yaxis": {"title": {"text": "points"}}}
+        layout = {"xaxis": {"title": {"text": "hands played"},
+                            **whole_numbers([0, *timeline["hand_number"]])},
+                  "yaxis": {"title": {"text": "points"},
+                            **whole_numbers([0, *timeline["cumulative_points"]])}}
         return Chart("cumulative", "Cumulative points", caption, figure(traces, layout))
     # Every line starts at 0 points before the first hand.
     x = [0, *timeline["hand_number"]]
@@ -200,8 +232,9 @@ def cumulative_chart(data: ReportData) -> Chart:
     caption += ("Royalties are the royalty points exchanged with the opponents (your "
                 "royalties minus theirs); rows and scoops is everything else (rows, scoop "
                 "bonuses, foul penalties). Gold dots mark the stretches with Fantasyland hands.")
-    layout = {"xaxis": {"title": {"text": "hands played"}},
-              "yaxis": {"title": {"text": "points"}}}
+    series_values = [0, *(v for _, column, *_ in series for v in timeline[column])]
+    layout = {"xaxis": {"title": {"text": "hands played"}, **whole_numbers(x)},
+              "yaxis": {"title": {"text": "points"}, **whole_numbers(series_values)}}
     return Chart("cumulative", "Cumulative points", caption, figure(traces, layout))
 
 
@@ -250,8 +283,8 @@ def sessions_chart(data: ReportData) -> Chart:
                           "%{customdata[4]} in Fantasyland<extra></extra>"),
     }
     layout = {"showlegend": False, "bargap": 0.15,
-              "xaxis": {"title": {"text": "session"}},
-              "yaxis": {"title": {"text": "points"}}}
+              "xaxis": {"title": {"text": "session"}, **whole_numbers(sessions["session"])},
+              "yaxis": {"title": {"text": "points"}, **whole_numbers([0, *points])}}
     return Chart("sessions", "Points by session", caption, figure([trace], layout))
 
 
@@ -259,7 +292,8 @@ def sessions_chart(data: ReportData) -> Chart:
 
 
 def fouls_chart(data: ReportData) -> Chart:
-    """The foul rate over the last hands, along the hands played."""
+    """The foul rate over the last hands, along the hands played: one player's line, or
+    in the overview one small panel per player (ten lines in one plot are spaghetti)."""
     timeline = data.timeline
     if timeline.is_empty():
         return Chart("fouls", "Rolling foul rate", "", empty_figure("No hands"))
@@ -268,34 +302,71 @@ def fouls_chart(data: ReportData) -> Chart:
                    "the last twentieth of each player's hands (20 to 500 hands)")
     caption = (f"The share of fouled boards over {window_text}, at each hand (fewer at the "
                "start).")
-    hover = ("hand %{x:,}" + ("" if data.overview else "<br>%{customdata}") +
-             "<br>%{y:.1f}% fouled<extra>%{fullData.name}</extra>")
+    if data.overview:
+        caption += (" One panel per player, on the same scale; dashed: the player's overall "
+                    "rate." + _players_note(data.limits.players_shown,
+                                            int(data.summary["players"])))
+        return Chart("fouls", "Rolling foul rate", caption, _foul_panels(data))
+    overall = float(data.headline["foul_pct"][0])
+    trace: Figure = {
+        "type": "scatter", "mode": line_mode(timeline.height), "name": "foul rate",
+        "x": timeline["hand_number"].to_list(), "y": rounded(timeline["foul_pct"], 1),
+        "customdata": moments(timeline["started_at"]),
+        "line": {"color": PALETTE[1], "width": 2},
+        "hovertemplate": "hand %{x:,}<br>%{customdata}<br>%{y:.1f}% fouled<extra></extra>",
+    }
+    layout: Figure = {
+        "showlegend": False,
+        "xaxis": {"title": {"text": "hands played"}, **whole_numbers(timeline["hand_number"])},
+        "yaxis": {"title": {"text": "fouled, %"}, "rangemode": "tozero"},
+        "shapes": [{"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": overall,
+                    "y1": overall, "line": {"color": ZERO_LINE, "dash": "dash", "width": 1}}],
+        "annotations": [{"xref": "paper", "x": 1, "xanchor": "right", "y": overall,
+                         "yanchor": "bottom", "showarrow": False,
+                         "text": f"overall {overall:.1f}%",
+                         "font": {"size": 11, "color": "#6b7280"}}]}
+    return Chart("fouls", "Rolling foul rate", caption, figure([trace], layout))
+
+
+PANEL_COLUMNS = 5
+
+
+def _foul_panels(data: ReportData) -> Figure:
+    """Small multiples: each shown player's rolling foul rate in a panel of its own."""
+    overall = {r["player"]: r["foul_pct"] for r in data.headline.iter_rows(named=True)}
+    players = [(str(player), rows) for (player,), rows in
+               data.timeline.group_by(["player"], maintain_order=True)]
+    columns = min(PANEL_COLUMNS, len(players))
+    top = max(float(data.timeline["foul_pct"].max() or 0), 1.0) * 1.08  # type: ignore[arg-type]
     traces: list[Figure] = []
-    for (player,), rows in timeline.group_by(["player"], maintain_order=True):
-        trace: Figure = {
+    layout: Figure = {"showlegend": False, "height": 90 + 150 * -(-len(players) // columns),
+                      "margin": {"l": 48, "r": 12, "t": 36, "b": 40},
+                      "grid": {"rows": -(-len(players) // columns), "columns": columns,
+                               "pattern": "independent", "xgap": 0.12, "ygap": 0.32},
+                      "annotations": [], "shapes": []}
+    for index, (player, rows) in enumerate(players):
+        suffix = "" if index == 0 else str(index + 1)
+        traces.append({
             "type": "scatter", "mode": line_mode(rows.height), "name": plot_text(player),
             "x": rows["hand_number"].to_list(), "y": rounded(rows["foul_pct"], 1),
-            "hovertemplate": hover,
-        }
-        if not data.overview:
-            trace["customdata"] = moments(rows["started_at"])
-        traces.append(trace)
-    layout: Figure = {"xaxis": {"title": {"text": "hands played"}},
-                      "yaxis": {"title": {"text": "fouled, %"}, "rangemode": "tozero"}}
-    if data.overview:
-        caption += _players_note(data.limits.players_shown, int(data.summary["players"]))
-    else:
-        overall = float(data.headline["foul_pct"][0])
-        traces[0]["line"] = {"color": PALETTE[1], "width": 2}
-        layout["showlegend"] = False
-        layout["shapes"] = [{"type": "line", "xref": "paper", "x0": 0, "x1": 1,
-                             "y0": overall, "y1": overall,
-                             "line": {"color": ZERO_LINE, "dash": "dash", "width": 1}}]
-        layout["annotations"] = [{"xref": "paper", "x": 1, "xanchor": "right", "y": overall,
-                                  "yanchor": "bottom", "showarrow": False,
-                                  "text": f"overall {overall:.1f}%",
-                                  "font": {"size": 11, "color": "#6b7280"}}]
-    return Chart("fouls", "Rolling foul rate", caption, figure(traces, layout))
+            "xaxis": f"x{suffix}", "yaxis": f"y{suffix}",
+            "line": {"color": PALETTE[index % len(PALETTE)], "width": 1.5},
+            "hovertemplate": "hand %{x:,}<br>%{y:.1f}% fouled<extra>%{fullData.name}</extra>",
+        })
+        layout[f"xaxis{suffix}"] = {**AXIS, **whole_numbers(rows["hand_number"]),
+                                    "tickfont": {"size": 10}, "nticks": 4}
+        layout[f"yaxis{suffix}"] = {**AXIS, "range": [0, top], "tickfont": {"size": 10},
+                                    "nticks": 4, "showticklabels": index % columns == 0}
+        layout["annotations"].append({
+            "text": plot_text(player), "showarrow": False, "xref": f"x{suffix} domain",
+            "yref": f"y{suffix} domain", "x": 0, "y": 1.02, "xanchor": "left",
+            "yanchor": "bottom", "font": {"size": 11, "color": TEXT}})
+        if overall.get(player) is not None:
+            layout["shapes"].append({
+                "type": "line", "xref": f"x{suffix} domain", "x0": 0, "x1": 1,
+                "yref": f"y{suffix}", "y0": overall[player], "y1": overall[player],
+                "line": {"color": ZERO_LINE, "dash": "dash", "width": 1}})
+    return figure(traces, layout)
 
 
 # --- Fantasyland over time -----------------------------------------------------------
@@ -463,14 +534,15 @@ def head_to_head_chart(data: ReportData) -> Chart:
         hover: list[list[list[Any] | None]] = [[None] * len(players) for _ in players]
         for record in frame.iter_rows(named=True):
             i, j = index[record["player"]], index[record["opponent"]]
-            z[i][j] = round(record["points_per_hand"], 2)
+            z[i][j] = round(record["points_per_hand"], 2) + 0.0
             hover[i][j] = [record["hands"], record["points"]]
         limit = max((abs(v) for row in z for v in row if v is not None), default=1.0) or 1.0
         labels = names(players)
         trace = {
             "type": "heatmap", "x": labels, "y": labels, "z": z, "customdata": hover,
             "colorscale": DIVERGING, "zmin": -limit, "zmax": limit, "xgap": 2, "ygap": 2,
-            "texttemplate": "%{z:.1f}", "textfont": {"size": 11},
+            "text": [[number_text(v, 1) for v in row] for row in z],
+            "texttemplate": "%{text}", "textfont": {"size": 11},
             "colorbar": {"title": {"text": "points<br>per hand", "side": "top"},
                          "thickness": 12},
             "hovertemplate": ("%{y} against %{x}<br>%{z:+.2f} points per hand<br>"
@@ -488,7 +560,7 @@ def head_to_head_chart(data: ReportData) -> Chart:
         return Chart("head-to-head", "Head to head", caption, figure([trace], layout))
     opponents = names(frame["opponent"])
     rows = list(Row)
-    net_rows = [[round(net / hands, 3) for net, hands in zip(
+    net_rows = [[round(net / hands, 3) + 0.0 for net, hands in zip(
         frame[f"{row.value}_net"].to_list(), frame["hands"].to_list(), strict=True)]
         for row in rows]
     limit = max((abs(v) for row_values in net_rows for v in row_values), default=1.0) or 1.0
@@ -498,7 +570,9 @@ def head_to_head_chart(data: ReportData) -> Chart:
     trace = {
         "type": "heatmap", "x": opponents, "y": [row.value for row in rows], "z": net_rows,
         "customdata": customdata, "colorscale": DIVERGING, "zmin": -limit, "zmax": limit,
-        "xgap": 2, "ygap": 2, "texttemplate": "%{z:+.2f}", "textfont": {"size": 11},
+        "xgap": 2, "ygap": 2, "text": [[number_text(v, 2, sign=True) for v in row_values]
+                                       for row_values in net_rows],
+        "texttemplate": "%{text}", "textfont": {"size": 11},
         "colorbar": {"title": {"text": "net rows<br>per hand", "side": "top"},
                      "thickness": 12},
         "hovertemplate": ("%{y} against %{x}: %{z:+.2f} net rows per hand<br>"
@@ -555,9 +629,11 @@ def categories_chart(data: ReportData) -> Chart:
     return Chart("categories", "Hand categories per row", caption, figure(traces, layout))
 
 
+# In page order: the wide ones (cumulative, head to head) first and last, so that the
+# six half-width charts between them fill their rows in pairs.
 CHARTS: tuple[Callable[[ReportData], Chart], ...] = (
     cumulative_chart, sessions_chart, fouls_chart, fantasyland_chart, royalties_chart,
-    rows_chart, head_to_head_chart, categories_chart)
+    rows_chart, categories_chart, head_to_head_chart)
 
 
 def report_charts(data: ReportData) -> list[Chart]:

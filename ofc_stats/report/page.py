@@ -20,7 +20,7 @@ from typing import Any
 
 import polars as pl
 
-from ofc_stats.engine.cards import RANKS, SUITS, parse_card
+from ofc_stats.engine.cards import RANKS, SUITS, display_order, parse_card
 from ofc_stats.engine.rules import Row
 from ofc_stats.errors import InvalidCardError
 from ofc_stats.report.data import ReportData, format_moment
@@ -76,19 +76,27 @@ def _finite(value: object) -> float | None:
 
 
 def signed(value: object, digits: int = 0) -> str:
-    """A number with its sign, e.g. ``+1,234`` or ``-0.35``; an en dash if unknown."""
+    """A number with its sign, e.g. ``+1,234`` or ``−0.35``; zero unsigned (never
+    ``-0.00``); an en dash if unknown.
+
+    >>> signed(-0.001, 2), signed(3), signed(-0.35, 2)
+    ('0.00', '+3', '−0.35')
+    """
     number = _finite(value)
     if number is None:
         return "–"
+    number = round(number, digits) + 0.0
+    if number == 0:
+        return f"{0:.{digits}f}"
     return f"{number:+,.{digits}f}".replace("-", "−")
 
 
 def plain(value: object, digits: int = 0) -> str:
-    """A number without a forced sign, e.g. ``1,234`` or ``2.66``."""
+    """A number without a forced sign, e.g. ``1,234`` or ``2.66``; never ``-0``."""
     number = _finite(value)
     if number is None:
         return "–"
-    return f"{number:,.{digits}f}".replace("-", "−")
+    return f"{round(number, digits) + 0.0:,.{digits}f}".replace("-", "−")
 
 
 def percent(value: object) -> str:
@@ -253,20 +261,18 @@ def card_html(text: str, became: str | None = None) -> str:
 
 
 def row_html(text: str | None, size: int, jokers: Sequence[str] = ()) -> str:
-    """A row's cards, highest rank first, padded with empty slots to the row's size;
-    ``jokers`` are the cards the row's jokers became, in order."""
+    """A row's cards as players read them (quads before their kicker, pairs before the
+    rest, higher first; a joker where the card it became goes), padded with empty
+    slots to the row's size; ``jokers`` are the cards the row's jokers became, in order."""
     cards = (text or "").split()
     became = iter(jokers)
-    pairs = [(card, next(became, None) if card.lower() in ("xj", "jk", "joker") else None)
+    shown = [next(became, None) if card.lower() in ("xj", "jk", "joker") else None
              for card in cards]
-
-    def rank_of(pair: tuple[str, str | None]) -> int:
-        try:
-            return parse_card(pair[1] or pair[0]) % (len(RANKS) * len(SUITS))
-        except InvalidCardError:
-            return -1
-
-    tiles = [card_html(card, joker) for card, joker in sorted(pairs, key=rank_of, reverse=True)]
+    # Order the positions by the cards they show (a joker as the card it became).
+    order = display_order([str(index) for index in range(len(cards))],
+                          [became_card or card for became_card, card
+                           in zip(shown, cards, strict=True)])
+    tiles = [card_html(cards[int(index)], shown[int(index)]) for index in order]
     tiles += ['<span class="card e" title="empty slot"></span>'] * (size - len(cards))
     return f'<div class="cards">{"".join(tiles)}</div>'
 
@@ -461,7 +467,7 @@ def render_page(data: ReportData, charts: Sequence[Chart], generated: dt.datetim
 <header class="page-head">
 <h1>OFC report <span class="subject">{escape(subject)}</span></h1>
 <p class="scope">{escape(scope_text)} · {escape(hands)}
-({escape(data.summary["variants"] or "")}) · scored under each variant's preset ·
+({escape(data.summary["variants"] or "")}) · {escape(data.rules)} ·
 generated {escape(format_moment(generated))} UTC by ofc-stats {escape(__version__)}</p>
 </header>
 <main>
@@ -537,7 +543,7 @@ table.players tbody tr:hover { background: #f9fafb; }
 .chart h2 { font-size: 16px; margin: 0 0 2px; }
 .chart figcaption { color: var(--muted); font-size: 12.5px; margin-top: 4px; }
 .plot { width: 100%; }
-.hands-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(680px, 1fr));
+.hands-grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(600px, 1fr));
   gap: 16px; }
 .hands-column h3 { font-size: 15px; margin: 6px 0 8px; }
 .hand { background: var(--card); border: 1px solid var(--line); border-radius: 10px;

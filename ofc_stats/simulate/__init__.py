@@ -90,7 +90,7 @@ class Simulation:
 
         def fault(kind: FaultKind, hand: int, details: str, board: int | None = None) -> Fault:
             player = "" if board is None else self.pool.names[int(group.player[board])]
-            return Fault(config.site, hand_id(hand), kind, details,
+            return Fault(config.site_name, hand_id(hand), kind, details,
                          table=plans[int(group.table[hand])].name, player=player)
 
         protected = np.zeros(len(group.table), dtype=bool)
@@ -129,7 +129,7 @@ class Simulation:
         self.faults.extend(faults)
         self.protected.update(hand_id(int(hand)) for hand in np.flatnonzero(protected & keep))
         for batch in canonical_batches(group, times, keep, reported, plans, self.pool,
-                                       config.site, config.currency,
+                                       config.site_name, config.currency,
                                        config.utc_offset_minutes, config.batch_hands, paid):
             self.hands_written += batch.hands.height
             yield batch

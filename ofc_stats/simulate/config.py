@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -9,13 +10,14 @@ from enum import StrEnum
 from types import MappingProxyType
 
 from ofc_stats.engine.rules import Variant
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.errors import ExitCode, OfcStatsError
+from ofc_stats.util.suggest import alternatives, did_you_mean
 
 
 class SimulationError(OfcStatsError, ValueError):
     """A simulation that cannot be run as configured."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 class FaultKind(StrEnum):
@@ -121,6 +123,7 @@ class Fault:
 
 
 ALL_VARIANTS = tuple(Variant)
+MAX_PLAYERS = 100_000
 
 
 def parse_variants(names: Iterable[str]) -> tuple[Variant, ...]:
@@ -134,8 +137,10 @@ def parse_variants(names: Iterable[str]) -> tuple[Variant, ...]:
         try:
             variants.append(Variant(str(name).strip().lower()))
         except ValueError:
-            known = ", ".join(Variant)
-            raise SimulationError(f"unknown variant {name!r} (one of {known})") from None
+            known = [variant.value for variant in Variant]
+            raise SimulationError(f"--variant: unknown variant {name!r} (one of "
+                                  f"{alternatives(known)}){did_you_mean(str(name), known)}"
+                                  ) from None
     return tuple(variants)
 
 
@@ -148,8 +153,11 @@ class SimulationConfig:
         hands: hands to simulate in all (gaps, if injected, are removed afterwards).
         tables: tables to spread them over (default: one per 2,000 hands, at least 2).
         variants: the variants dealt; tables take them in turn.
-        players: size of the player pool (default: three per table, 12 to 2,000).
-        site: the room name written in every hand.
+        players: size of the player pool, at least 4 (default: three per table, but
+            at least 12 and at most 2,000).
+        site: the room name written in every hand (default: ``ofc-sim-<run tag>``,
+            see :attr:`run_tag`, so two different simulations never share hand ids
+            or tables in one warehouse).
         currency: currency of the point values.
         start: when the first sessions begin (UTC).
         utc_offset_minutes: the room's local time offset, written with each time.
@@ -165,7 +173,7 @@ class SimulationConfig:
     tables: int | None = None
     variants: tuple[Variant, ...] = ALL_VARIANTS
     players: int | None = None
-    site: str = "ofc-sim"
+    site: str | None = None
     currency: str = "USD"
     start: datetime = datetime(2024, 3, 4, 17, 0, tzinfo=UTC)
     utc_offset_minutes: int = 60
@@ -184,12 +192,28 @@ class SimulationConfig:
             {FaultKind(kind): int(count) for kind, count in self.faults.items() if count}))
         if self.tables is not None and not 1 <= self.tables <= self.hands:
             raise SimulationError(f"tables must be between 1 and hands ({self.hands})")
-        if self.players is not None and self.players < 4:
-            raise SimulationError("the player pool needs at least 4 players")
+        if self.players is not None and not 4 <= self.players <= MAX_PLAYERS:
+            raise SimulationError(f"the player pool needs 4 to {MAX_PLAYERS:,} players, "
+                                  f"not {self.players:,}")
         if self.session_hands < 5:
             raise SimulationError("session_hands must be at least 5")
         if self.start.tzinfo is None:
             object.__setattr__(self, "start", self.start.replace(tzinfo=UTC))
+
+    @property
+    def run_tag(self) -> str:
+        """Six hex digits naming this simulation: the same for the same settings (the
+        same hands), different for different ones."""
+        settings = (self.seed, self.hands, self.table_count, [v.value for v in self.variants],
+                    self.pool_size, self.currency, self.start.isoformat(),
+                    self.utc_offset_minutes, self.session_hands,
+                    sorted((kind.value, count) for kind, count in self.faults.items()))
+        return hashlib.sha256(repr(settings).encode()).hexdigest()[:6]
+
+    @property
+    def site_name(self) -> str:
+        """The room written in every hand: ``site``, or ``ofc-sim-<run tag>``."""
+        return self.site if self.site is not None else f"ofc-sim-{self.run_tag}"
 
     @property
     def table_count(self) -> int:

@@ -15,6 +15,7 @@ import csv
 import gzip
 import io
 import itertools
+import json
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
@@ -31,6 +32,9 @@ from ofc_stats.simulate.config import Fault, FaultKind, SimulationConfig, Simula
 from ofc_stats.simulate.tables import TablePlan
 
 FAULTS_FILE = "faults.tsv"
+# What a folder holds: the simulation's settings and files, so that the next one
+# written there can say so and replace it whole.
+MANIFEST_FILE = ".simulation.json"  # hidden: ingest of the folder skips it
 FAULT_COLUMNS = ("kind", "site", "hand_id", "table", "player", "file", "audit_kind", "details")
 EXTENSIONS = {Format.JSONL: ".jsonl", Format.TEXT: ".txt", Format.CSV: ".csv",
               Format.FPDB: ".json"}
@@ -42,12 +46,18 @@ CARD_TOKEN = re.compile(rb"(?<![0-9A-Za-z])(?:10|[2-9TJQKA])[cdhs](?![0-9A-Za-z]
 
 @dataclass(frozen=True)
 class WrittenSimulation:
-    """The files written (relative to the output folder) and every injected fault."""
+    """The files written (relative to the output folder) and every injected fault.
+
+    ``replaced``: what the folder held before, if a simulation (its ``simulation.json``
+    or ``faults.tsv``): a few words naming it, its files being removed.
+    """
 
     folder: Path
     files: tuple[str, ...]
     faults: tuple[Fault, ...]
     hands: int
+    site: str = ""
+    replaced: str | None = None
 
     @property
     def faults_file(self) -> Path:
@@ -469,7 +479,8 @@ def read_faults(path: Path) -> list[Fault]:
 def write_simulation(config: SimulationConfig, folder: Path | str,
                      formats: Sequence[Format | str] | Format | str = Format.JSONL,
                      broken_file: str | None = None, compress: bool = False,
-                     faults_file: str | None = FAULTS_FILE) -> WrittenSimulation:
+                     manifest: bool = True, faults_file: str | None = FAULTS_FILE
+                     ) -> WrittenSimulation:
     """Simulate ``config`` and write it as hand-history files in ``folder``.
 
     Args:
@@ -481,6 +492,8 @@ def write_simulation(config: SimulationConfig, folder: Path | str,
             written in the first format, never compressed) rather than in the
             table files.
         compress: gzip the table files (``.jsonl.gz``...).
+        manifest: write ``.simulation.json`` (the settings and files), by which the
+            next simulation written to ``folder`` replaces this one whole.
         faults_file: the ground-truth file written beside them (None: none).
 
     Returns:
@@ -488,13 +501,16 @@ def write_simulation(config: SimulationConfig, folder: Path | str,
         intact.
     """
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
     if isinstance(formats, str | Format):
         formats = [formats]
     names = [str(fmt).strip().lower() for fmt in formats]
     if "all" in names:
-        names = list(Format)
-    chosen = [Format(name) if name in set(Format) else _unknown_format(name) for name in names]
+        names = list(dict.fromkeys([*Format, *(name for name in names if name != "all")]))
+    chosen = list(dict.fromkeys(
+        Format(name) if name in set(Format) else _unknown_format(name) for name in names))
+    config = _spread_over_formats(config, len(chosen))
+    replaced = _remove_previous(folder)
+    folder.mkdir(parents=True, exist_ok=True)
     simulation = Simulation(config)
     writer = _Writer(simulation, folder, chosen, broken_file, compress)
     writer.run(simulation)
@@ -503,7 +519,64 @@ def write_simulation(config: SimulationConfig, folder: Path | str,
     faults = tuple(record_faults + writer.faults)
     if faults_file is not None:
         write_faults(folder / faults_file, faults)
-    return WrittenSimulation(folder, tuple(writer.files), faults, writer.hands)
+    if manifest:
+        _write_manifest(folder, config, chosen, writer)
+    return WrittenSimulation(folder, tuple(writer.files), faults, writer.hands,
+                             config.site_name, replaced)
+
+
+def _write_manifest(folder: Path, config: SimulationConfig, formats: list[Format],
+                    writer: _Writer) -> None:
+    (folder / MANIFEST_FILE).write_text(json.dumps({
+        "site": config.site_name, "run": config.run_tag, "seed": config.seed,
+        "hands": writer.hands, "tables": config.table_count,
+        "formats": [fmt.value for fmt in formats], "files": writer.files}, indent=1) + "\n",
+        encoding="utf-8")
+
+
+def _spread_over_formats(config: SimulationConfig, formats: int) -> SimulationConfig:
+    """Enough tables for every format to get hands (tables take the formats in turn).
+
+    Raises:
+        SimulationError: ``tables`` was set to fewer than the formats.
+    """
+    if config.table_count >= formats:
+        return config
+    if config.tables is not None or config.hands < formats:
+        why = (f"--tables is {config.tables}" if config.tables is not None
+               else f"{config.hands} hands make at most {config.hands} tables")
+        raise SimulationError(f"{formats} formats need at least {formats} tables (tables "
+                              f"take the formats in turn); {why}")
+    return replace(config, tables=formats)
+
+
+def _remove_previous(folder: Path) -> str | None:
+    """Remove the simulation ``folder`` holds (the files its manifest lists, and its
+    ground truth), so that the folder holds one simulation; say what it was.
+
+    A folder from a version that wrote no manifest keeps its other files."""
+    manifest = folder / MANIFEST_FILE
+    faults = folder / FAULTS_FILE
+    if not manifest.is_file():
+        if not faults.is_file():
+            return None
+        faults.unlink()
+        return (f"an earlier simulation ({FAULTS_FILE}, no {MANIFEST_FILE}): its ground "
+                "truth replaced, files not written now kept")
+    try:
+        previous = json.loads(manifest.read_text(encoding="utf-8"))
+        files = [str(name) for name in previous.get("files", [])]
+    except (OSError, ValueError, AttributeError):
+        previous, files = {}, []
+    for name in files:  # only files it wrote, in the folder itself
+        path = folder / name
+        if Path(name).name == name and name not in (".", "..") and path.is_file():
+            path.unlink()
+    faults.unlink(missing_ok=True)
+    manifest.unlink()
+    return (f"the simulation of seed {previous.get('seed', '?')} "
+            f"({previous.get('hands', '?'):,} hands, site {previous.get('site', '?')}, "
+            f"{len(files)} files)")
 
 
 def _unknown_format(name: str) -> Format:
@@ -527,7 +600,8 @@ SAMPLE_GAMES_CONFIG = SimulationConfig(
     variants=(Variant.JOKER_PINEAPPLE, Variant.JOKER_ULTIMATE, Variant.DOUBLE_DECK,
               Variant.DOUBLE_DECK_PINEAPPLE, Variant.DEUCE_TO_SEVEN,
               Variant.JOKER_PROGRESSIVE),
-    faults={FaultKind.MIS_PAID: 2, FaultKind.MIS_SCORED: 1, FaultKind.FL_CARDS: 1})
+    faults={FaultKind.MIS_PAID: 2, FaultKind.MIS_SCORED: 1, FaultKind.FL_CARDS: 1},
+    site=SAMPLE_DATA_CONFIG.site_name)  # the same room: one site in the sample data
 SAMPLE_BROKEN_FILE = "broken_hands"
 
 
@@ -550,12 +624,13 @@ def write_sample_data(folder: Path | str, formats: Sequence[Format | str] | None
                                    or path.name.startswith(SAMPLE_BROKEN_FILE + ".")):
                 path.unlink()
     first = write_simulation(SAMPLE_DATA_CONFIG, folder, formats or list(Format),
-                             broken_file=SAMPLE_BROKEN_FILE, compress=True, faults_file=None)
+                             broken_file=SAMPLE_BROKEN_FILE, compress=True, manifest=False,
+                             faults_file=None)
     # fpdb-3 records no point value, so none of the money these tables play for.
     game_formats = [fmt for fmt in (formats or list(Format)) if fmt != Format.FPDB]
     games = write_simulation(SAMPLE_GAMES_CONFIG, folder, game_formats or list(Format),
-                             compress=True, faults_file=None)
+                             compress=True, manifest=False, faults_file=None)
     faults = first.faults + games.faults
     write_faults(folder / FAULTS_FILE, faults)
     return WrittenSimulation(folder, first.files + games.files, faults,
-                             first.hands + games.hands)
+                             first.hands + games.hands, first.site)

@@ -25,7 +25,7 @@ import polars as pl
 
 from ofc_stats.util.duckdb_connection import open_duckdb
 from ofc_stats.util.sql_files import sql_folder
-from ofc_stats.warehouse.log import WarehouseState
+from ofc_stats.warehouse.log import TableFile, WarehouseState
 from ofc_stats.warehouse.schemas import TABLE_SCHEMAS
 from ofc_stats.warehouse.store import Warehouse
 
@@ -76,7 +76,32 @@ def table_schemas() -> dict[str, pl.Schema]:
 
 
 def _quoted_list(paths: list[Path]) -> str:
-    return "[" + ", ".join("'" + str(p).replace("'", "''") + "'" for p in paths) + "]"
+    return "[" + ", ".join(_quoted_text(str(p)) for p in paths) + "]"
+
+
+def _read(root: Path, files: list[TableFile]) -> str:
+    # Not hive-partitioned: a scoring's folder holds its name made safe for a path
+    # (``scoring=thursday_home_game``), which would replace the name the rows carry.
+    return (f"read_parquet({_quoted_list([root / f.path for f in files])}, "
+            "union_by_name = true, hive_partitioning = false)")
+
+
+def _table_source(root: Path, files: list[TableFile]) -> str:
+    """The rows of a table's committed files; a partitioned table's (the scorings)
+    with the partition's name from the commit log, one scan per partition, so that a
+    filter on ``scoring`` skips every other partition's files unread."""
+    partitions: dict[str, list[TableFile]] = {}
+    for table_file in files:
+        if table_file.partition is None:
+            return _read(root, files)
+        partitions.setdefault(table_file.partition, []).append(table_file)
+    return "(" + " UNION ALL BY NAME ".join(
+        f"SELECT * REPLACE ({_quoted_text(name)} AS scoring) FROM {_read(root, part)}"
+        for name, part in partitions.items()) + ")"
+
+
+def _quoted_text(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
 
 
 def create_views(connection: duckdb.DuckDBPyConnection, warehouse: Warehouse,
@@ -85,9 +110,9 @@ def create_views(connection: duckdb.DuckDBPyConnection, warehouse: Warehouse,
     state = state or warehouse.state()
     root = warehouse.root.resolve()
     for view, table in BASE_VIEWS.items():
-        paths = [root / f.path for f in state.table_files(table)]
-        if paths:
-            source = f"read_parquet({_quoted_list(paths)}, union_by_name = true)"
+        files = state.table_files(table)
+        if files:
+            source = _table_source(root, files)
         else:
             # An empty table of the right shape, so every query still binds.
             empty = table_schemas()[view].to_frame()

@@ -2,7 +2,7 @@
 -- param: player VARCHAR
 -- param: variant VARCHAR
 -- param: since TIMESTAMPTZ
--- param: scoring VARCHAR default
+-- param: scoring VARCHAR
 -- param: min_hands INTEGER 1
 SELECT player,
        count(*) AS fl_hands,
@@ -23,7 +23,7 @@ SELECT player,
        count(*) FILTER (WHERE played_fouled) AS fouls,
        count(*) FILTER (WHERE cards_known <> 'dealt') AS cards_unknown
 FROM scored_fl_review
-WHERE scoring = coalesce($scoring, 'default')
+WHERE scoring = coalesce($scoring, getvariable('scoring'), 'default')
   AND ($player IS NULL OR player = $player)
   AND ($variant IS NULL OR variant = $variant)
   AND ($since IS NULL OR started_at >= $since)

@@ -1,5 +1,7 @@
 -- biggest_hands: the $count biggest wins and $count biggest losses in scope (of $player,
 -- or of any player), with every seat's board and result in those hands, one row per seat.
+-- Each hand is listed once: by its biggest winner among the wins, and among the losses
+-- (by its biggest loser) only if it is not already a win, so the losses are other deals.
 WITH scoped AS (
     SELECT site, hand_id, player, points, started_at
     FROM player_hands
@@ -8,13 +10,28 @@ WITH scoped AS (
       AND ($since IS NULL OR started_at >= $since)
       AND ($player IS NULL OR player = $player)
 ),
+win_rows AS (
+    -- a hand has 2 to 4 boards, so its biggest winner, if among the $count biggest
+    -- wins of distinct hands, is among the 4 * $count biggest rows (a top-k, not a sort)
+    SELECT * FROM scoped WHERE points > 0
+    ORDER BY points DESC, started_at DESC, hand_id, player LIMIT 4 * $count
+),
 wins AS (
-    SELECT 'win' AS kind, * FROM scoped WHERE points > 0
-    ORDER BY points DESC, started_at DESC, hand_id, player LIMIT $count
+    SELECT 'win' AS kind, site, hand_id, player, points, started_at
+    FROM win_rows
+    QUALIFY row_number() OVER (PARTITION BY site, hand_id ORDER BY points DESC, player) = 1
+    ORDER BY points DESC, started_at DESC, hand_id LIMIT $count
+),
+loss_rows AS (
+    -- the same for the biggest losers, past the rows of the hands already among the wins
+    SELECT * FROM scoped WHERE points < 0
+    ORDER BY points ASC, started_at DESC, hand_id, player LIMIT 8 * $count
 ),
 losses AS (
-    SELECT 'loss' AS kind, * FROM scoped WHERE points < 0
-    ORDER BY points ASC, started_at DESC, hand_id, player LIMIT $count
+    SELECT 'loss' AS kind, site, hand_id, player, points, started_at
+    FROM loss_rows ANTI JOIN wins USING (site, hand_id)
+    QUALIFY row_number() OVER (PARTITION BY site, hand_id ORDER BY points ASC, player) = 1
+    ORDER BY points ASC, started_at DESC, hand_id LIMIT $count
 ),
 picked AS (
     SELECT kind, site, hand_id, player AS subject, points AS subject_points,
