@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from ofc_stats.bench.ceilings import DECODERS, decode_seconds
 from ofc_stats.bench.ingest import read_alone, write_files, write_format
 from ofc_stats.cli import app
 from ofc_stats.formats import Format, get_writer
@@ -170,6 +171,34 @@ def test_bench_ingest_measures_each_format(tmp_path: Path) -> None:
     assert figures["cpu_seconds"] > 0
     assert figures["peak_memory_mb"] > 0
     assert figures["duplicate_hands_per_second"] > 0
+    # The stack's decoder on the same file, twice, and the ingest's speed against it.
+    assert figures["decoder"] == "pyarrow.json decoding"
+    assert len(figures["decode_seconds"]) == 2 and min(figures["decode_seconds"]) > 0
+    assert figures["ceiling_ratio"] == pytest.approx(
+        figures["decode_mean"] / figures["seconds"])
+    assert figures["one_core_seconds"] == 0 and figures["speedup"] == 0  # not asked
+
+
+def test_bench_ingest_measures_each_size_on_one_core_and_on_all() -> None:
+    result = runner.invoke(app, ["bench", "ingest", "--hands", "150", "--hands", "300",
+                                 "--format", "csv", "--cores"])
+    assert result.exit_code == 0, result.output
+    assert re.search(r"csv +150 hands.*\n.*polars.read_csv of the same bytes: [\d.]+ s and "
+                     r"[\d.]+ s; the ingest runs at [\d.]+x the decoder's speed", result.stdout)
+    assert "csv    300 hands" in result.stdout
+    assert len(re.findall(r"on 1 core: the ingest [\d.]+ s \(peak [\d,]+ MiB\), the "
+                          r"decoder [\d.]+ s; on \d+: [\d.]+x and [\d.]+x", result.stdout)) == 2
+
+
+@pytest.mark.parametrize("fmt", list(Format))
+def test_each_ceiling_decodes_the_whole_file(tmp_path: Path, fmt: Format) -> None:
+    path = tmp_path / f"hands.{fmt}"
+    write_format(fmt, path, 40)
+    decoded = DECODERS[fmt][1](path)
+    # A row a hand, a row a seat (CSV), or a row a line (text).
+    expected = {Format.CSV: 3 * 40, Format.TEXT: len(path.read_text().splitlines())}
+    assert decoded == expected.get(fmt, 40)
+    assert decode_seconds(fmt, path) > 0
 
 
 def test_bench_ingest_measures_a_folder_of_small_files(tmp_path: Path) -> None:

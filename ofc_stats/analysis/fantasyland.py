@@ -46,6 +46,7 @@ import tempfile
 
 import polars as pl
 
+from ofc_stats.util.cores import available_cores
 from ofc_stats.util.duckdb_connection import open_duckdb
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING
@@ -284,7 +285,7 @@ def transitions_of(warehouse: Warehouse, scoring: str = DEFAULT_SCORING,
     hand_files = [str(path) for path in warehouse.files("hands")]
     with tempfile.TemporaryDirectory(prefix=".duckdb-") as spill:
         connection = open_duckdb(memory_limit=DUCKDB_MEMORY_LIMIT, temp_directory=spill,
-                                 threads=os.cpu_count() or 2)
+                                 threads=available_cores())
         try:
             frame: pl.DataFrame = connection.sql(
                 transitions_query(files, break_minutes, hand_files)).pl()
@@ -313,7 +314,7 @@ def refresh_transitions(warehouse: Warehouse, break_minutes: int = DEFAULT_BREAK
     temporary = target.with_name(f".tmp-{target.name}")
     with tempfile.TemporaryDirectory(prefix=".duckdb-", dir=warehouse.root) as spill:
         connection = open_duckdb(memory_limit=DUCKDB_MEMORY_LIMIT, temp_directory=spill,
-                                 threads=os.cpu_count() or 2,
+                                 threads=available_cores(),
                                  preserve_insertion_order=False)
         try:
             if tables is None or not previous:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
@@ -36,6 +35,7 @@ from ofc_stats.engine.boards import BATCH_BOARDS, CARD_COLUMNS, card_frame_array
 from ofc_stats.engine.rules import Ruleset, Variant, get_ruleset, ruleset_for_variant
 from ofc_stats.engine.scoring import RuleTables, compile_rules
 from ofc_stats.errors import NotScoredError, OfcStatsError, RulesetError
+from ofc_stats.util.cores import available_cores
 from ofc_stats.util.memory import peak_memory_mb
 from ofc_stats.util.suggest import alternatives, did_you_mean
 from ofc_stats.warehouse import (
@@ -66,10 +66,12 @@ CARRIED = ["variant", "table", "started_at", "seat", "player", "in_fantasyland",
 MATCHUP_HAND_COLUMNS = ["variant", "table", "started_at"]
 COMPACT_WHEN_FILES = 32
 LOCK_TIMEOUT = 30.0  # seconds to wait for another writer
-# Chunks of a seats file scored at once (each in a thread), and their size: memory is
-# bounded by these, whatever the size of the files or the warehouse.
-SCORING_THREADS = min(2, os.cpu_count() or 1)
-CHUNK_ROWS = 1 << 18
+# Chunks of a seats file scored at once (each in a thread: numpy's loops run on the
+# thread that calls them, so one chunk a core), and their size: the rows in flight stay
+# at about 512 K (as two chunks of 256 K rows on two cores), down to chunks of 64 K on
+# more cores, whatever the size of the files or the warehouse.
+SCORING_THREADS = available_cores()
+CHUNK_ROWS = max(1 << 16, (1 << 19) // SCORING_THREADS)
 
 ProgressCallback = Callable[[int, int], None]  # (seats files done, of how many)
 _Item = TypeVar("_Item")

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
+from ofc_stats.bench.ceilings import decode_json_objects, ratio
 from ofc_stats.engine.rules import Variant
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch, get_reader, get_writer
 from ofc_stats.formats.fpdb_database import read_database, write_database
@@ -48,7 +49,7 @@ class FormatFigures:
     @property
     def ceiling_ratio(self) -> float | None:
         """How many times the stack's own parse the read took."""
-        return self.read_seconds / self.ceiling_seconds if self.ceiling_seconds else None
+        return ratio(self.read_seconds, self.ceiling_seconds) if self.ceiling_seconds else None
 
 
 @dataclass(frozen=True)
@@ -77,15 +78,9 @@ DATABASE = "fpdb-db"  # fpdb-3's SQLite database, measured beside the fpdb files
 
 def _json_ceiling(path: Path) -> float:
     """Seconds DuckDB takes to parse every JSON object of a file (one per line)."""
-    connection = duckdb_cursor()
-    try:
-        started = time.perf_counter()
-        connection.execute("SELECT count(json_valid(json)) FROM read_json_objects(?, "
-                           "format = 'newline_delimited', maximum_object_size = 1073741824)",
-                           [str(path)]).fetchall()
-        return time.perf_counter() - started
-    finally:
-        connection.close()
+    started = time.perf_counter()
+    decode_json_objects(path)
+    return time.perf_counter() - started
 
 
 def _database_ceiling(path: Path) -> float:

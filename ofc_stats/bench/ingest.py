@@ -12,7 +12,9 @@ the folder is ingested.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
+import os
 import shutil
 import tempfile
 import time
@@ -21,10 +23,12 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import cast
 
+from ofc_stats.bench.ceilings import DECODERS, decode_seconds, ratio
 from ofc_stats.formats import SNIFF_BYTES, Format, get_writer
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import SplitFile
 from ofc_stats.formats.samples import sample_hands
+from ofc_stats.util.cores import available_cores
 from ofc_stats.util.memory import process_peak_mb
 
 GENERATE_BATCH = 50_000
@@ -33,7 +37,7 @@ SUFFIXES = {Format.JSONL: "jsonl", Format.TEXT: "txt", Format.CSV: "csv", Format
 
 @dataclass(frozen=True)
 class IngestBenchmark:
-    """What ingesting one format's file measured."""
+    """What ingesting one format's file measured, against the stack decoding it."""
 
     format: str
     hands: int
@@ -48,31 +52,72 @@ class IngestBenchmark:
     duplicate_hands_per_second: float
     reader_seconds: float  # the format's reader alone over the same file, for comparison
     write_seconds: float  # writing the input file (not part of the ingest)
+    # The stack's fastest decoder on the same bytes in the same process, twice (the
+    # machine's load moves; their mean is the ceiling): see ofc_stats.bench.ceilings.
+    decoder: str = ""
+    decode_seconds: tuple[float, ...] = ()
+    cores: int = 0  # the cores the figures above had
+    # With cores: the ingest and the decoder again in a process pinned to one core.
+    one_core_seconds: float = 0.0
+    one_core_decode_seconds: float = 0.0
+    one_core_peak_memory_mb: float = 0.0
 
     @property
     def reader_share(self) -> float:
         """The share of the ingest's time its reader alone takes."""
-        return self.reader_seconds / self.seconds if self.seconds > 0 else 0.0
+        return ratio(self.reader_seconds, self.seconds)
+
+    @property
+    def decode_mean(self) -> float:
+        """The decoder's mean time over its runs."""
+        return ratio(sum(self.decode_seconds), len(self.decode_seconds))
+
+    @property
+    def ceiling_ratio(self) -> float:
+        """The ingest's speed over the decoder's (target: at least 0.6)."""
+        return ratio(self.decode_mean, self.seconds)
+
+    @property
+    def speedup(self) -> float:
+        """The ingest on all its cores over one core (0: not measured)."""
+        return ratio(self.one_core_seconds, self.seconds)
+
+    @property
+    def decode_speedup(self) -> float:
+        """The decoder on all the cores over one core (0: not measured)."""
+        return ratio(self.one_core_decode_seconds, self.decode_mean)
 
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""
-        return {**asdict(self), "reader_share": round(self.reader_share, 3)}
+        return {**asdict(self), "reader_share": round(self.reader_share, 3),
+                "decode_mean": self.decode_mean, "ceiling_ratio": self.ceiling_ratio,
+                "speedup": self.speedup, "decode_speedup": self.decode_speedup}
 
     def report(self) -> str:
         """One paragraph of text."""
-        return (
+        decodes = " and ".join(f"{seconds:.2f} s" for seconds in self.decode_seconds)
+        lines = [
             f"{self.format:6s} {self.hands:,} hands"
             f"{f' in {self.files:,} files' if self.files > 1 else ''}, "
             f"{self.megabytes:,.1f} MB ingested in "
             f"{self.seconds:.2f} s (CPU {self.cpu_seconds:.2f} s): "
             f"{self.hands_per_second:,.0f} hands/s, "
             f"{self.megabytes_per_second:,.1f} MB/s, peak memory "
-            f"{self.peak_memory_mb:,.0f} MiB\n"
+            f"{self.peak_memory_mb:,.0f} MiB",
+            f"       {self.decoder} the same bytes: {decodes}; the ingest runs at "
+            f"{self.ceiling_ratio:.2f}x the decoder's speed (target 0.6x)",
             f"       the reader alone{', files grouped' if self.files > 1 else ''}: "
             f"{self.reader_seconds:.2f} s "
             f"({self.reader_share:.0%} of the ingest); again as duplicates: "
-            f"{self.duplicate_seconds:.2f} s, {self.duplicate_hands_per_second:,.0f} hands/s"
-        )
+            f"{self.duplicate_seconds:.2f} s, {self.duplicate_hands_per_second:,.0f} hands/s",
+        ]
+        if self.one_core_seconds:
+            lines.append(
+                f"       on 1 core: the ingest {self.one_core_seconds:.2f} s (peak "
+                f"{self.one_core_peak_memory_mb:,.0f} MiB), the decoder "
+                f"{self.one_core_decode_seconds:.2f} s; on {self.cores}: "
+                f"{self.speedup:.2f}x and {self.decode_speedup:.2f}x")
+        return "\n".join(lines)
 
 
 def sample_batches(hands: int, seed: int = 0, batch: int = GENERATE_BATCH
@@ -147,13 +192,26 @@ def read_alone(files: Sequence[Path]) -> int:
                        for group_reader, group in groups.values() if group)
 
 
-def _ingest_child(path: str, warehouse: str, results: multiprocessing.Queue[object]) -> None:
+def _decode_twice(fmt: str, path: Path) -> tuple[float, ...]:
+    """The stack's decoder over ``path`` twice (each file of a folder in turn)."""
+    files = _input_files(path)
+    return tuple(sum(decode_seconds(fmt, file) for file in files) for _ in range(2))
+
+
+def _ingest_child(fmt: str, path: str, warehouse: str, everything: bool,
+                  results: multiprocessing.Queue[object]) -> None:
+    """Ingest ``path`` into a fresh warehouse, then decode it with the stack twice; with
+    ``everything`` also ingest it again as duplicates and read it with the reader alone."""
     from ofc_stats.ingest import ingest
 
     cpu_started = time.process_time()
     first = ingest([path], warehouse)
     cpu_seconds = time.process_time() - cpu_started
-    peak = process_peak_mb()
+    peak = process_peak_mb()  # before the decoder, which holds the whole file
+    decodes = _decode_twice(fmt, Path(path))
+    if not everything:
+        results.put((first.as_dict(), {}, peak, 0.0, cpu_seconds, decodes))
+        return
     duplicate = Path(path).with_name("again-" + Path(path).name)
     if Path(path).is_dir():
         shutil.copytree(path, duplicate)
@@ -164,47 +222,92 @@ def _ingest_child(path: str, warehouse: str, results: multiprocessing.Queue[obje
     started = time.perf_counter()
     read_alone(_input_files(Path(path)))
     reader_seconds = time.perf_counter() - started
-    results.put((first.as_dict(), again.as_dict(), peak, reader_seconds, cpu_seconds))
+    results.put((first.as_dict(), again.as_dict(), peak, reader_seconds, cpu_seconds, decodes))
 
 
-def benchmark_ingest(hands: int = 200_000, formats: Sequence[str] | None = None,
-                     seed: int = 0, files: int = 1) -> list[IngestBenchmark]:
-    """Measure ingest end to end (reading, dedupe, Parquet) for each format.
+@contextlib.contextmanager
+def _pinned(cores: int | None) -> Iterator[None]:
+    """This process on its first ``cores`` cores meanwhile (a child started now
+    inherits it: its thread pools size themselves to it); as it is where unsupported."""
+    if cores is None or not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, set(sorted(before)[:cores]))
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+_ChildResult = tuple[dict[str, float], dict[str, float], float, float, float, tuple[float, ...]]
+
+
+def _run_child(fmt: str, path: Path, warehouse: Path, *, everything: bool,
+               cores: int | None = None) -> _ChildResult:
+    context = multiprocessing.get_context("spawn")
+    queue: multiprocessing.Queue[object] = context.Queue()
+    child = context.Process(target=_ingest_child,
+                            args=(fmt, str(path), str(warehouse), everything, queue))
+    with _pinned(cores):
+        child.start()
+    result = cast(_ChildResult, queue.get())
+    child.join()
+    shutil.rmtree(warehouse, ignore_errors=True)
+    return result
+
+
+def benchmark_ingest(hands: int | Sequence[int] = (10_000, 100_000),
+                     formats: Sequence[str] | None = None, seed: int = 0, files: int = 1,
+                     cores: bool = False) -> list[IngestBenchmark]:
+    """Measure ingest end to end (reading, dedupe, Parquet) for each format and size,
+    against the stack's fastest decoder on the same file (:mod:`ofc_stats.bench.ceilings`).
 
     Each format's file is ingested by a fresh process (``spawn``): first into an empty
-    warehouse (the figures and peak memory reported), then again under another name
-    (all duplicates), then read by the format's reader alone, to show what ingest
-    adds to reading.
+    warehouse (the figures and peak memory reported), then the decoder runs twice,
+    then the file is ingested again under another name (all duplicates), then read by
+    the format's reader alone, to show what ingest adds to reading. With ``cores``, a
+    second process pinned to one core ingests and decodes the file again.
     """
     chosen = [Format(fmt) for fmt in formats] if formats else list(Format)
+    sizes = [hands] if isinstance(hands, int) else list(hands)
     results = []
-    context = multiprocessing.get_context("spawn")
     with tempfile.TemporaryDirectory(prefix="ofc-bench-ingest-") as folder:
-        for fmt in chosen:
-            started = time.perf_counter()
-            if files > 1:
-                path = Path(folder) / f"bench-{fmt}"
-                written = write_files(fmt, path, hands, files, seed)
-            else:
-                path = Path(folder) / f"bench-{fmt}.{SUFFIXES[fmt]}"
-                written = write_format(fmt, path, hands, seed)
-            write_seconds = time.perf_counter() - started
-            megabytes = sum(file.stat().st_size for file in _input_files(path)) / 1e6
-            queue: multiprocessing.Queue[object] = context.Queue()
-            child = context.Process(target=_ingest_child,
-                                    args=(str(path), str(Path(folder) / f"wh-{fmt}"), queue))
-            child.start()
-            first, again, peak, reader_seconds, cpu_seconds = cast(
-                tuple[dict[str, float], dict[str, float], float, float, float], queue.get())
-            child.join()
-            results.append(IngestBenchmark(
-                format=str(fmt), hands=written, files=len(_input_files(path)),
-                megabytes=megabytes,
-                seconds=first["seconds"], cpu_seconds=cpu_seconds,
-                hands_per_second=first["hands_per_second"],
-                megabytes_per_second=first["megabytes_per_second"], peak_memory_mb=peak,
-                duplicate_seconds=again["seconds"],
-                duplicate_hands_per_second=again["hands_per_second"],
-                reader_seconds=reader_seconds, write_seconds=write_seconds))
-            _remove(path)
+        for size in sizes:
+            for fmt in chosen:
+                results.append(_measure_format(fmt, size, Path(folder), seed, files, cores))
     return results
+
+
+def _measure_format(fmt: Format, hands: int, folder: Path, seed: int, files: int,
+                    cores: bool) -> IngestBenchmark:
+    started = time.perf_counter()
+    if files > 1:
+        path = folder / f"bench-{fmt}"
+        written = write_files(fmt, path, hands, files, seed)
+    else:
+        path = folder / f"bench-{fmt}.{SUFFIXES[fmt]}"
+        written = write_format(fmt, path, hands, seed)
+    write_seconds = time.perf_counter() - started
+    megabytes = sum(file.stat().st_size for file in _input_files(path)) / 1e6
+    file_count = len(_input_files(path))
+    first, again, peak, reader_seconds, cpu_seconds, decodes = _run_child(
+        fmt, path, folder / f"wh-{fmt}", everything=True)
+    one_core = {}
+    if cores:
+        pinned, _, pinned_peak, _, _, pinned_decodes = _run_child(
+            fmt, path, folder / f"wh-{fmt}-1", everything=False, cores=1)
+        one_core = {"one_core_seconds": pinned["seconds"],
+                    "one_core_decode_seconds": sum(pinned_decodes) / len(pinned_decodes),
+                    "one_core_peak_memory_mb": pinned_peak}
+    _remove(path)
+    return IngestBenchmark(
+        format=str(fmt), hands=written, files=file_count, megabytes=megabytes,
+        seconds=first["seconds"], cpu_seconds=cpu_seconds,
+        hands_per_second=first["hands_per_second"],
+        megabytes_per_second=first["megabytes_per_second"], peak_memory_mb=peak,
+        duplicate_seconds=again["seconds"],
+        duplicate_hands_per_second=again["hands_per_second"],
+        reader_seconds=reader_seconds, write_seconds=write_seconds,
+        decoder=DECODERS[fmt][0], decode_seconds=decodes, cores=available_cores(),
+        **one_core)

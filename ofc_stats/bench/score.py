@@ -3,15 +3,15 @@ against DuckDB copying the same ``seats`` table to Parquet in the same run."""
 
 from __future__ import annotations
 
-import os
 import tempfile
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from ofc_stats.bench.ceilings import ratio
 from ofc_stats.bench.data import build_benchmark_warehouse
 from ofc_stats.bench.processes import one_core, run_json
-from ofc_stats.bench.scoring import ratio
+from ofc_stats.util.cores import available_cores
 from ofc_stats.util.duckdb_connection import open_duckdb
 from ofc_stats.warehouse import Warehouse
 from ofc_stats.warehouse.files import PARQUET_COMPRESSION_LEVEL
@@ -115,7 +115,6 @@ def benchmark_warehouse_scoring(player_hands: int = 10_000_000, players: int = 3
         fl_transitions=int(summary["transitions"]),
         fl_seconds=float(summary["transitions_seconds"]),
         copy_seconds=copies,
-        cores=len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-        else os.cpu_count() or 1,
+        cores=available_cores(),
         **spread,
     )

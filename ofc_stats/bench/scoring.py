@@ -10,6 +10,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 
+from ofc_stats.bench.ceilings import ratio
 from ofc_stats.bench.data import random_deals
 from ofc_stats.engine.boards import (
     BATCH_BOARDS,
@@ -23,11 +24,6 @@ from ofc_stats.engine.cards import JOKER
 from ofc_stats.engine.rules import Ruleset, get_ruleset
 from ofc_stats.engine.scoring import RuleTables, compile_rules, score_batch
 from ofc_stats.util.memory import peak_memory_mb
-
-
-def ratio(numerator: float, denominator: float) -> float:
-    """``numerator / denominator``, 0 when the denominator was not measured (0)."""
-    return numerator / denominator if denominator else 0.0
 
 
 @dataclass(frozen=True)
@@ -71,9 +67,8 @@ class ScoringBenchmark:
     @property
     def joker_ratio(self) -> float:
         """Speed with one joker per board over the joker-free speed (same deals)."""
-        if not self.joker_free_player_hands_per_second:
-            return 0.0
-        return self.joker_player_hands_per_second / self.joker_free_player_hands_per_second
+        return ratio(self.joker_player_hands_per_second,
+                     self.joker_free_player_hands_per_second)
 
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""

@@ -137,7 +137,9 @@ def bench_simulate(
 
 @bench_app.command("ingest")
 def bench_ingest(
-    hands: Annotated[int, typer.Option(metavar="N", min=1, help="Hands per format.")] = 200_000,
+    hands: Annotated[list[int] | None, typer.Option(
+        metavar="N", min=1, help="Hands per format, repeatable (default: 10000 and 100000).",
+        show_default=False)] = None,
     formats: Annotated[list[str] | None, typer.Option(
         "--format", "-f", metavar="FORMAT", help="Formats to measure, repeatable (default: all).",
         show_default=False)] = None,
@@ -145,13 +147,17 @@ def bench_ingest(
     files: Annotated[int, typer.Option(
         metavar="N", min=1,
         help="Spread the hands over this many files (sessions) in a folder.")] = 1,
+    cores: Annotated[bool, typer.Option(
+        "--cores", help="Also ingest and decode each file on one core.")] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Write hands in each format to a temporary folder, ingest them, report throughput."""
+    """Write hands in each format to a temporary folder, ingest them, and report
+    throughput against the stack's own decoder on the same file."""
     from ofc_stats.bench.ingest import benchmark_ingest
 
     with reported_errors():
-        results = benchmark_ingest(hands, formats or None, seed, files)
+        results = benchmark_ingest(hands or (10_000, 100_000), formats or None, seed, files,
+                                   cores)
     if as_json:
         typer.echo(json.dumps([result.as_dict() for result in results], indent=2))
         return

@@ -17,7 +17,6 @@ is refused.
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Callable, Mapping
 from functools import cache
@@ -28,6 +27,7 @@ import polars as pl
 
 from ofc_stats.analysis.score import resolve_scoring
 from ofc_stats.errors import ExitCode, OfcStatsError
+from ofc_stats.util.cores import available_cores
 from ofc_stats.util.duckdb_connection import open_duckdb
 from ofc_stats.util.sql_files import sql_folder
 from ofc_stats.warehouse import Warehouse
@@ -84,7 +84,7 @@ def connect(warehouse: Warehouse, *, session_gap_minutes: int | None = None,
     state = warehouse.state()
     warehouse.require_whole(state)
     chosen = resolve_scoring(warehouse, scoring)
-    config: dict[str, str | int | bool] = {"threads": os.cpu_count() or 2, **(settings or {})}
+    config: dict[str, str | int | bool] = {"threads": available_cores(), **(settings or {})}
     connection = open_duckdb(":memory:", **config, autoload_known_extensions=False,
                              autoinstall_known_extensions=False)
     create_views(connection, warehouse, state)

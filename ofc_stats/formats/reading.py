@@ -14,7 +14,6 @@ chunk, keeps the fixed cost of each vectorised step small.
 from __future__ import annotations
 
 import dataclasses
-import os
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -35,6 +34,7 @@ from ofc_stats.formats.streaming import (
     string_buffers,
     strings_between,
 )
+from ofc_stats.util.cores import available_cores
 from ofc_stats.warehouse.schemas import PROBLEMS_SCHEMA
 
 # A card token inside a list's JSON text ('["Ah","Kd"]') or a space-separated string.
@@ -44,7 +44,7 @@ TRUNCATED = "the file ends inside this hand (half-written?); read again once com
 # line number (or byte offset) while in one batch.
 FILE_SHIFT = 40
 # Batches parsed at once while the next are split (read_batches).
-PARSE_THREADS = min(2, os.cpu_count() or 1)
+PARSE_THREADS = min(2, available_cores())
 # A batch also ends after this much text (and the rest of its chunk): what parsing holds
 # follows the bytes, and hands differ in size (four players, Fantasyland, fpdb's JSON).
 BATCH_BYTES = 16 << 20
