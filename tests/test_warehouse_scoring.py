@@ -255,3 +255,25 @@ def test_a_record_from_an_earlier_version_keeps_the_rows_and_is_rewritten(
     record = json.loads((tmp_path / SCORINGS_FILE).read_text())[DEFAULT_SCORING]
     assert record["rules"] == rules_digest(None)
     assert record["seats_files"] == [f.path for f in warehouse.state().table_files("seats")]
+
+
+def test_each_seats_file_is_committed_with_its_own_hands_when_chunks_span_files(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ofc_stats.analysis import score as warehouse_scoring
+
+    chunks = warehouse_scoring._seat_chunks
+    # Chunks of a few seats, so each file ends while the next file's chunks are in flight.
+    monkeypatch.setattr(warehouse_scoring, "_seat_chunks", lambda path: chunks(path, 5))
+    warehouse = store(tmp_path, sample_hands(7), sample_hands(4, start=7),
+                      sample_hands(6, start=11))
+    assert score_warehouse(warehouse).hands == 17
+    seat_files = [f.path for f in warehouse.state().table_files("seats")]
+    scores = [commit for commit in warehouse.commits() if commit["action"] == "score"]
+    assert [commit["meta"]["seats_file"] for commit in scores] == seat_files
+    for commit, seat_file in zip(scores, seat_files, strict=True):
+        players = [tmp_path / added["path"] for added in commit["add"]
+                   if added["table"] == "player_hands"]
+        assert len(players) > 1  # a file a chunk
+        assert_frame_equal(
+            pl.read_parquet(players).select("hand_id", "seat").sort(pl.all()),
+            pl.read_parquet(tmp_path / seat_file).select("hand_id", "seat").sort(pl.all()))

@@ -41,7 +41,6 @@ from ofc_stats.util.suggest import alternatives, did_you_mean
 from ofc_stats.warehouse import (
     PendingFile,
     StagedFile,
-    TableFile,
     Warehouse,
     atomic_write_bytes,
     partition_folder,
@@ -396,14 +395,24 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
                                players.height, matchups.height,
                                [seats.select("site", "table").unique()])
 
-        def score_file(seat_file: TableFile) -> _ScoredFile:
-            results = list(_in_parallel(score_chunk,
-                                        _seat_chunks(warehouse.root / seat_file.path)))
-            return _ScoredFile([f for result in results for f in result.files],
-                               sum(r.hands for r in results),
-                               sum(r.player_rows for r in results),
-                               sum(r.matchup_rows for r in results),
-                               [t for result in results for t in result.tables])
+        def each_file_scored() -> Iterator[_ScoredFile]:
+            """Each seats file scored, in order. The chunks of every file go through one
+            pool, so the cores stay busy across a file's end (its commit meanwhile)."""
+            chunks = ((index, chunk) for index, seat_file in enumerate(seat_files)
+                      for chunk in (*_seat_chunks(warehouse.root / seat_file.path), None))
+            results: list[_ScoredFile] = []
+            for result in _in_parallel(lambda item: None if item[1] is None
+                                       else score_chunk(item[1]), chunks):
+                if result is not None:
+                    results.append(result)
+                    continue
+                # A file's end (None after its chunks, in order).
+                yield _ScoredFile([f for result in results for f in result.files],
+                                  sum(r.hands for r in results),
+                                  sum(r.player_rows for r in results),
+                                  sum(r.matchup_rows for r in results),
+                                  [t for result in results for t in result.tables])
+                results = []
 
         follows_tables = scoring == DEFAULT_SCORING
         stale_before = record is not None and record.transitions_stale
@@ -413,7 +422,7 @@ def score_warehouse(warehouse: Warehouse, ruleset: str | Path | Ruleset | None =
                             ScoringRecord(digest, scored_before, transitions_stale=True))
         touched: list[pl.DataFrame] = []
         staged: list[StagedFile] = []
-        for done, result in enumerate(map(score_file, seat_files), start=1):
+        for done, result in enumerate(each_file_scored(), start=1):
             if rescore:
                 staged.extend(result.files)
             elif result.files:
