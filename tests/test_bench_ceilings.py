@@ -2,8 +2,10 @@
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
+from ofc_stats.bench.ceilings import projected_speedup, projection_text, serial_share
 from ofc_stats.cli import app
 
 runner = CliRunner()
@@ -48,3 +50,18 @@ def test_bench_score_measures_the_score_against_duckdb_copying_its_seats() -> No
     assert "DuckDB copying the seats to Parquet" in text
     assert "the score takes" in text
     assert "on 1 core" not in text
+    assert 0 <= figures["serial_share"] <= 1
+
+
+def test_amdahls_law_from_one_core_and_two() -> None:
+    # Twice as fast on two cores: nothing serial; no faster: all of it.
+    assert serial_share(10.0, 5.0, 2) == 0
+    assert serial_share(10.0, 10.0, 2) == 1
+    assert serial_share(10.0, 12.0, 2) == 1  # slower on two (a loaded machine): clamped
+    assert serial_share(0.0, 5.0, 2) == 0  # not measured
+    share = serial_share(10.0, 6.0, 2)
+    assert share == pytest.approx(0.2)
+    assert projected_speedup(share, 2) == pytest.approx(10 / 6)
+    assert projected_speedup(share, 64) == pytest.approx(1 / (0.2 + 0.8 / 64))
+    assert projection_text(10.0, 6.0, 2) == (
+        "20% of it did not speed up: Amdahl's law gives 4.0x on 16 cores, 4.7x on 64")

@@ -33,6 +33,32 @@ def ratio(numerator: float, denominator: float) -> float:
     return numerator / denominator if denominator else 0.0
 
 
+def serial_share(one_core_seconds: float, seconds: float, cores: int) -> float:
+    """The share of a run's one-core time that did not get faster on ``cores`` cores.
+
+    Amdahl's law from two measurements: ``seconds = one_core_seconds * (s + (1 - s) /
+    cores)``, solved for ``s`` (0 to 1; 0 when not measured).
+    """
+    if not one_core_seconds or not seconds or cores < 2:
+        return 0.0
+    share = (seconds / one_core_seconds - 1 / cores) / (1 - 1 / cores)
+    return min(1.0, max(0.0, share))
+
+
+def projected_speedup(serial: float, cores: int) -> float:
+    """How many times faster than on one core a run with ``serial`` share would be on
+    ``cores`` cores, if nothing else ran out first (Amdahl's law)."""
+    return 1 / (serial + (1 - serial) / cores)
+
+
+def projection_text(one_core_seconds: float, seconds: float, cores: int) -> str:
+    """What the two measurements say of 16 and 64 cores, in words."""
+    serial = serial_share(one_core_seconds, seconds, cores)
+    return (f"{serial:.0%} of it did not speed up: Amdahl's law gives "
+            f"{projected_speedup(serial, 16):.1f}x on 16 cores, "
+            f"{projected_speedup(serial, 64):.1f}x on 64")
+
+
 def _ofc_hh_schema() -> pa.Schema:
     cards = pa.list_(pa.string())
     player = pa.struct([

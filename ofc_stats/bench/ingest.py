@@ -23,7 +23,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import cast
 
-from ofc_stats.bench.ceilings import DECODERS, decode_seconds, ratio
+from ofc_stats.bench.ceilings import (
+    DECODERS,
+    decode_seconds,
+    projection_text,
+    ratio,
+    serial_share,
+)
 from ofc_stats.formats import SNIFF_BYTES, Format, get_writer
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import SplitFile
@@ -91,7 +97,8 @@ class IngestBenchmark:
         """Plain values, for JSON output."""
         return {**asdict(self), "reader_share": round(self.reader_share, 3),
                 "decode_mean": self.decode_mean, "ceiling_ratio": self.ceiling_ratio,
-                "speedup": self.speedup, "decode_speedup": self.decode_speedup}
+                "speedup": self.speedup, "decode_speedup": self.decode_speedup,
+                "serial_share": serial_share(self.one_core_seconds, self.seconds, self.cores)}
 
     def report(self) -> str:
         """One paragraph of text."""
@@ -116,7 +123,8 @@ class IngestBenchmark:
                 f"       on 1 core: the ingest {self.one_core_seconds:.2f} s (peak "
                 f"{self.one_core_peak_memory_mb:,.0f} MiB), the decoder "
                 f"{self.one_core_decode_seconds:.2f} s; on {self.cores}: "
-                f"{self.speedup:.2f}x and {self.decode_speedup:.2f}x")
+                f"{self.speedup:.2f}x and {self.decode_speedup:.2f}x; of the ingest "
+                f"{projection_text(self.one_core_seconds, self.seconds, self.cores)}")
         return "\n".join(lines)
 
 

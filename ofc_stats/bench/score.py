@@ -8,7 +8,7 @@ import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from ofc_stats.bench.ceilings import ratio
+from ofc_stats.bench.ceilings import ratio, serial_share
 from ofc_stats.bench.data import build_benchmark_warehouse
 from ofc_stats.bench.processes import one_core, run_json
 from ofc_stats.util.cores import available_cores
@@ -57,7 +57,9 @@ class WarehouseScoringBenchmark:
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""
         return {**asdict(self), "copy_ratio": self.copy_ratio,
-                "score_speedup": self.score_speedup, "copy_speedup": self.copy_speedup}
+                "score_speedup": self.score_speedup, "copy_speedup": self.copy_speedup,
+                "serial_share": serial_share(self.one_core_score_seconds,
+                                             self.all_cores_score_seconds, self.cores)}
 
 
 def copy_seats_seconds(root: Path, threads: int | None = None) -> float:

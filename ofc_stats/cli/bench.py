@@ -178,6 +178,7 @@ def bench_score(
 ) -> None:
     """Build a warehouse of random deals, then time 'ofc-stats score' on it (a real process)
     against DuckDB copying its seats to Parquet."""
+    from ofc_stats.bench.ceilings import projection_text
     from ofc_stats.bench.score import benchmark_warehouse_scoring
 
     with reported_errors():
@@ -202,7 +203,9 @@ def bench_score(
             f"score --rescore on 1 core {result.one_core_score_seconds:.2f} s, on "
             f"{result.cores} {result.all_cores_score_seconds:.2f} s: "
             f"{result.score_speedup:.2f}x; the copy {result.one_core_copy_seconds:.2f} s "
-            f"and {result.all_cores_copy_seconds:.2f} s: {result.copy_speedup:.2f}x")
+            f"and {result.all_cores_copy_seconds:.2f} s: {result.copy_speedup:.2f}x\n"
+            f"of the score " + projection_text(result.one_core_score_seconds,
+                                               result.all_cores_score_seconds, result.cores))
 
 
 @bench_app.command("stats")
