@@ -27,7 +27,7 @@ from ofc_stats.analysis.score import (
     _record_scoring,
     rules_digest,
 )
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.errors import ExitCode, OfcStatsError
 from ofc_stats.warehouse import StagedFile, Warehouse
 from ofc_stats.warehouse.catalog import refresh_database
 from ofc_stats.warehouse.schemas import DEFAULT_SCORING, TABLE_SCHEMAS
@@ -40,7 +40,7 @@ class LandingError(OfcStatsError):
     """Datasets that cannot be landed: incomplete, of another shape, or a target
     warehouse that already holds data."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from pyspark.sql import functions as F
 
 from ofc_stats.analysis.fantasyland import FL_ERRORS
 from ofc_stats.engine.rules import Ruleset
-from ofc_stats.errors import OfcStatsError
+from ofc_stats.errors import ExitCode, OfcStatsError
 from ofc_stats.spark.analysis import fantasyland_transitions
 from ofc_stats.spark.histories import read_histories
 from ofc_stats.spark.scoring import score_seats
@@ -37,7 +37,7 @@ SHUFFLE_BYTES = 64 << 20
 class SparkOutputError(OfcStatsError):
     """An output folder that already exists (Spark never writes over one)."""
 
-    exit_code = 2
+    exit_code = ExitCode.USAGE
 
 
 @dataclass(frozen=True)
