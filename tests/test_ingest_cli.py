@@ -171,12 +171,12 @@ def test_bench_ingest_measures_each_format(tmp_path: Path) -> None:
     assert figures["cpu_seconds"] > 0
     assert figures["peak_memory_mb"] > 0
     assert figures["duplicate_hands_per_second"] > 0
-    # The stack's decoder on the same file, twice, and the ingest's speed against it.
+    # The stack's decoder on the same file, three times, and the ingest against it.
     assert figures["decoder"] == "pyarrow.json decoding"
     assert len(figures["decode_seconds"]) == 2
     assert min(figures["decode_seconds"]) > 0
     assert figures["ceiling_ratio"] == pytest.approx(
-        figures["decode_mean"] / figures["seconds"])
+        sorted(figures["decode_seconds"])[1] / figures["seconds"])
     assert figures["one_core_seconds"] == 0
     assert figures["speedup"] == 0
 
@@ -185,8 +185,9 @@ def test_bench_ingest_measures_each_size_on_one_core_and_on_all() -> None:
     result = runner.invoke(app, ["bench", "ingest", "--hands", "150", "--hands", "300",
                                  "--format", "csv", "--cores"])
     assert result.exit_code == 0, result.output
-    assert re.search(r"csv +150 hands.*\n.*polars.read_csv of the same bytes: [\d.]+ s and "
-                     r"[\d.]+ s; the ingest runs at [\d.]+x the decoder's speed", result.stdout)
+    assert re.search(r"csv +150 hands.*\n.*polars.read_csv of the same bytes: [\d.]+ s, "
+                     r"[\d.]+ s and [\d.]+ s; the ingest runs at [\d.]+x the decoder's speed",
+                     result.stdout)
     assert "csv    300 hands" in result.stdout
     assert len(re.findall(r"on 1 core: the ingest [\d.]+ s \(peak [\d,]+ MiB\), the "
                           r"decoder [\d.]+ s; on \d+: [\d.]+x and [\d.]+x", result.stdout)) == 2

@@ -16,6 +16,7 @@ import contextlib
 import multiprocessing
 import os
 import shutil
+import statistics
 import tempfile
 import time
 from collections.abc import Iterator, Sequence
@@ -58,8 +59,9 @@ class IngestBenchmark:
     duplicate_hands_per_second: float
     reader_seconds: float  # the format's reader alone over the same file, for comparison
     write_seconds: float  # writing the input file (not part of the ingest)
-    # The stack's fastest decoder on the same bytes in the same process, twice (the
-    # machine's load moves; their mean is the ceiling): see ofc_stats.bench.ceilings.
+    # The stack's fastest decoder on the same bytes in the same process, three times
+    # (the machine's load moves, and a first run pays for warming up: their median is
+    # the ceiling): see ofc_stats.bench.ceilings.
     decoder: str = ""
     decode_seconds: tuple[float, ...] = ()
     cores: int = 0  # the cores the figures above had
@@ -74,14 +76,14 @@ class IngestBenchmark:
         return ratio(self.reader_seconds, self.seconds)
 
     @property
-    def decode_mean(self) -> float:
-        """The decoder's mean time over its runs."""
-        return ratio(sum(self.decode_seconds), len(self.decode_seconds))
+    def decode_median(self) -> float:
+        """The decoder's median time over its runs (0: not measured)."""
+        return statistics.median(self.decode_seconds) if self.decode_seconds else 0.0
 
     @property
     def ceiling_ratio(self) -> float:
         """The ingest's speed over the decoder's (target: at least 0.6)."""
-        return ratio(self.decode_mean, self.seconds)
+        return ratio(self.decode_median, self.seconds)
 
     @property
     def speedup(self) -> float:
@@ -91,18 +93,19 @@ class IngestBenchmark:
     @property
     def decode_speedup(self) -> float:
         """The decoder on all the cores over one core (0: not measured)."""
-        return ratio(self.one_core_decode_seconds, self.decode_mean)
+        return ratio(self.one_core_decode_seconds, self.decode_median)
 
     def as_dict(self) -> dict[str, object]:
         """Plain values, for JSON output."""
         return {**asdict(self), "reader_share": round(self.reader_share, 3),
-                "decode_mean": self.decode_mean, "ceiling_ratio": self.ceiling_ratio,
+                "decode_median": self.decode_median, "ceiling_ratio": self.ceiling_ratio,
                 "speedup": self.speedup, "decode_speedup": self.decode_speedup,
                 "serial_share": serial_share(self.one_core_seconds, self.seconds, self.cores)}
 
     def report(self) -> str:
         """One paragraph of text."""
-        decodes = " and ".join(f"{seconds:.2f} s" for seconds in self.decode_seconds)
+        runs = [f"{seconds:.2f} s" for seconds in self.decode_seconds]
+        decodes = " and ".join([", ".join(runs[:-1]), runs[-1]] if len(runs) > 1 else runs)
         lines = [
             f"{self.format:6s} {self.hands:,} hands"
             f"{f' in {self.files:,} files' if self.files > 1 else ''}, "
@@ -200,10 +203,15 @@ def read_alone(files: Sequence[Path]) -> int:
                        for group_reader, group in groups.values() if group)
 
 
-def _decode_twice(fmt: str, path: Path) -> tuple[float, ...]:
-    """The stack's decoder over ``path`` twice (each file of a folder in turn)."""
+DECODE_RUNS = 3
+
+
+def _decode_runs(fmt: str, path: Path) -> tuple[float, ...]:
+    """The stack's decoder over ``path`` ``DECODE_RUNS`` times (each file of a folder in
+    turn)."""
     files = _input_files(path)
-    return tuple(sum(decode_seconds(fmt, file) for file in files) for _ in range(2))
+    return tuple(sum(decode_seconds(fmt, file) for file in files)
+                 for _ in range(DECODE_RUNS))
 
 
 def _ingest_child(fmt: str, path: str, warehouse: str, everything: bool,
@@ -216,7 +224,7 @@ def _ingest_child(fmt: str, path: str, warehouse: str, everything: bool,
     first = ingest([path], warehouse)
     cpu_seconds = time.process_time() - cpu_started
     peak = process_peak_mb()  # before the decoder, which holds the whole file
-    decodes = _decode_twice(fmt, Path(path))
+    decodes = _decode_runs(fmt, Path(path))
     if not everything:
         results.put((first.as_dict(), {}, peak, 0.0, cpu_seconds, decodes))
         return
@@ -306,7 +314,7 @@ def _measure_format(fmt: Format, hands: int, folder: Path, seed: int, files: int
         pinned, _, pinned_peak, _, _, pinned_decodes = _run_child(
             fmt, path, folder / f"wh-{fmt}-1", everything=False, cores=1)
         one_core = {"one_core_seconds": pinned["seconds"],
-                    "one_core_decode_seconds": sum(pinned_decodes) / len(pinned_decodes),
+                    "one_core_decode_seconds": statistics.median(pinned_decodes),
                     "one_core_peak_memory_mb": pinned_peak}
     _remove(path)
     return IngestBenchmark(
