@@ -15,6 +15,7 @@ from ofc_stats.formats import csv as csv_format
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.csv import field_counts, outside_quotes, padded_fields
 from ofc_stats.formats.reading import card_lists, parse_bool
+from ofc_stats.formats.streaming import valid_utf8
 from tests.test_formats_common import read_all
 
 # Bytes of spreadsheet text: cells, separators, quotes, line breaks, white space
@@ -183,3 +184,17 @@ def _assert_same(batch: CanonicalBatch, old: CanonicalBatch) -> None:
     for name in ("hands", "seats", "streets", "problems"):
         assert getattr(batch, name).equals(getattr(old, name)), name
 
+
+@given(st.lists(st.one_of(st.binary(max_size=4), st.text(max_size=3).map(str.encode)),
+                max_size=30))
+def test_text_is_valid_utf8_exactly_when_python_decodes_it(pieces: list[bytes]) -> None:
+    data = b"".join(pieces)
+    checked, bad = valid_utf8(data)
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        assert len(bad)
+        checked.decode()  # every bad byte replaced: no error
+    else:
+        assert checked == data
+        assert not len(bad)
