@@ -1,6 +1,6 @@
 """The CSV reader's bulk steps equal a plain reading: records and fields found on the
-positions of quotes and separators, cells stripped only where they may be padded,
-cards split on the space, yes/no words looked up, disagreeing rows found row to row."""
+positions of quotes and separators, cards split on the space, yes/no words looked up,
+disagreeing rows found row to row; and a chunk's UTF-8 checked in place."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from ofc_stats.formats import Format
 from ofc_stats.formats import csv as csv_format
 from ofc_stats.formats.canonical import CanonicalBatch
-from ofc_stats.formats.csv import field_counts, outside_quotes, padded_fields
+from ofc_stats.formats.csv import field_counts, outside_quotes
 from ofc_stats.formats.reading import card_lists, parse_bool
 from ofc_stats.formats.streaming import valid_utf8
 from tests.test_formats_common import read_all
@@ -63,29 +63,6 @@ def test_records_and_fields_are_those_of_a_byte_by_byte_reading(pieces: list[str
     expected = [sum(start <= s < end for s in separators) + 1
                 for start, end in zip(starts, ends, strict=True)]
     assert field_counts(found, starts, ends).tolist() == expected
-
-
-@given(st.lists(st.sampled_from(PIECES), max_size=80), st.sampled_from([",", ";"]))
-def test_every_field_with_a_padded_cell_is_stripped(pieces: list[str], separator: str) -> None:
-    text = "".join(pieces).encode()
-    array = np.frombuffer(text, dtype=np.uint8)
-    breaks, _ = plain_reading(text, ord(separator))
-    starts, ends = records(text, breaks)
-    if not len(ends):
-        return
-    quotes = positions(text, ord('"'))
-    separators = outside_quotes(quotes, positions(text, ord(separator)))
-    fields = field_counts(separators, starts, ends)
-    padded = padded_fields(array, quotes, separators, starts, ends, fields)
-    if '"' in text.decode():
-        assert padded is None  # quoted cells: every field is stripped
-        return
-    assert padded is not None
-    for start, end in zip(starts, ends, strict=True):
-        record = text[start:end].decode().removesuffix("\n")
-        for field, cell in enumerate(record.split(separator)):
-            if cell != cell.strip():  # str.strip: the white space polars strips
-                assert field in padded, (record, field)
 
 
 CARD_TEXTS = ["Ah Kd", "Jh 4s 6h", "Ah", "", " Ah", "Ah ", "Ah  Kd", "Ah,Kd", '["Ah","Kd"]',
@@ -171,7 +148,6 @@ def sheets(draw: st.DrawFn) -> bytes:
 def test_a_sheet_reads_as_with_every_old_step(data: bytes) -> None:
     batch = read_all(Format.CSV, data)
     with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(csv_format, "padded_fields", lambda *args: None)
         patched.setattr(csv_format, "card_list_columns", lambda rows, names: [
             rows.select(card_lists(name)).to_series() for name in names])
         patched.setattr(csv_format, "_parse_bool_in", lambda rows, name: parse_bool(name))

@@ -60,7 +60,6 @@ from ofc_stats.formats.reading import (
 )
 from ofc_stats.formats.streaming import (
     CHUNK_BYTES,
-    NEWLINE,
     ByteSource,
     Positions,
     TextChunk,
@@ -113,21 +112,13 @@ def column_name(header: str) -> str:
 
 
 @functools.lru_cache(maxsize=64)
-def _cell_exprs(names: tuple[str, ...], padded: tuple[int, ...] | None = None
-                ) -> tuple[pl.Expr, ...]:
+def _cell_exprs(names: tuple[str, ...]) -> tuple[pl.Expr, ...]:
     """Each canonical column from the cells of a sheet with these header names (the
-    first column of a name counts; unknown columns are ignored), the outer white space
-    stripped from the cells of ``padded`` fields (None: of every field; the others
-    have none). Cached: the sheets of a folder share a header, and building the
-    expressions costs more than running them on a small sheet."""
+    first column of a name counts; unknown columns are ignored). Cached: the sheets of
+    a folder share a header, and building the expressions costs more than running
+    them on a small sheet."""
     position = {name: i for i, name in reversed(list(enumerate(names)))}
-    stripped = set(range(len(names)) if padded is None else padded)
-
-    def cells(field: int) -> pl.Expr:
-        text = pl.col(f"_c{field}")
-        return text.str.strip_chars() if field in stripped else text
-
-    return tuple(cells(position[name]).alias(name)
+    return tuple(pl.col(f"_c{position[name]}").str.strip_chars().alias(name)
                  if name in position else pl.lit(None, pl.String).alias(name)
                  for name in COLUMNS)
 
@@ -158,48 +149,6 @@ def field_counts(separators: Positions, starts: Positions, ends: Positions) -> P
             + 1).astype(np.int64)
 
 
-# Bytes a cell may start or end with only if it has outer white space to strip (or
-# it is quoted): ASCII white space but the line break, which ends a record, and every
-# byte of a character beyond ASCII (it may be white space).
-_MAY_PAD = np.zeros(256, dtype=np.bool_)
-_MAY_PAD[[9, 11, 12, 13, ord(" "), QUOTE]] = True
-_MAY_PAD[0x80:] = True
-
-
-def padded_fields(array: npt.NDArray[np.uint8], quotes: Positions, separators: Positions,
-                  starts: Positions, ends: Positions, fields: Positions) -> set[int] | None:
-    """The fields (0, 1, ...) of the records ``array[start:end]`` in which some cell
-    may have outer white space, looking only at the bytes next to cell boundaries;
-    None for every field (quoted cells: their text is the quotes' content).
-
-    Args:
-        separators: the separators' positions; records one after the other.
-        fields: each record's field count (:func:`field_counts`).
-    """
-    if np.any((quotes >= starts[0]) & (quotes < ends[-1])):
-        return None
-    separators = separators[np.searchsorted(separators, starts[0]):
-                            np.searchsorted(separators, ends[-1])]
-    # Each record's text without its line break.
-    text_ends = ends - (array[ends - 1] == NEWLINE)
-    first_separator = np.searchsorted(separators, starts)
-    found = set()
-    for positions, field_of in (
-            # The cell after a separator starts past it (a last separator of the
-            # data: that cell is empty), and the cell before ends before it.
-            (np.minimum(separators + 1, len(array) - 1), 1),
-            (np.maximum(separators - 1, 0), 0)):
-        suspects = np.flatnonzero(_MAY_PAD[array[positions]])
-        if len(suspects):
-            record = np.searchsorted(starts, separators[suspects], side="right") - 1
-            found.update((suspects - first_separator[record] + field_of).tolist())
-    filled = text_ends > starts  # a record's first cell starts, and its last ends
-    if _MAY_PAD[array[starts[filled]]].any():
-        found.add(0)
-    last = filled & _MAY_PAD[array[np.maximum(text_ends - 1, 0)]]
-    found.update(np.unique(fields[last] - 1).tolist())
-    return found
-
 # Bytes a card token (reading.CARD_TOKEN) never holds, but for the space, and every
 # byte of a character beyond ASCII (it may be white space): a column without them,
 # cards separated by single spaces, is split on the space alone.
@@ -214,7 +163,7 @@ def card_list_columns(rows: pl.DataFrame, names: Sequence[str]) -> list[pl.Serie
 
     A column whose every cell is cards separated by single spaces (a sheet's usual
     cell, ``Jh 4s 6h``) is split on the space, a literal split; any other column takes
-    the regular expression, which costs four times as much.
+    the regular expression, which costs four times the split.
     """
     lists = []
     for name in names:
@@ -261,6 +210,7 @@ class CsvParser:
                  if header_line.strip() else [])
         self.names = [column_name(cell) for cell in cells]
         self.missing = [name for name in REQUIRED if name not in self.names]
+        self.cell_exprs = _cell_exprs(tuple(self.names))
         self.reported_missing = False
 
     def split(self, chunk: TextChunk, limit: int) -> Units:
@@ -361,10 +311,8 @@ class CsvParser:
                             truncate_ragged_lines=True, raise_if_empty=False).slice(1)
         if cells.height != len(starts):  # polars keeps blank lines as empty rows
             raise AssertionError(f"{cells.height} CSV rows from {len(starts)} records")
-        padded = padded_fields(chunk.array, quotes, separators, starts, ends, fields)
         return cells.select(
-            *_cell_exprs(tuple(self.names), None if padded is None
-                         else tuple(sorted(field for field in padded if field < width))),
+            *self.cell_exprs,
             pl.Series("_fields", fields),
             # The header's width rides on each row: files parsed together differ.
             pl.lit(width, pl.Int64).alias("_width"),
