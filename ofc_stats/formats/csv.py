@@ -30,12 +30,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
 
 from ofc_stats.engine.rules import Row, Variant
 from ofc_stats.formats import BATCH_HANDS, Format
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import (
+    FALSE_WORDS,
+    TRUE_WORDS,
     TRUNCATED,
     RawHands,
     ReadBatch,
@@ -49,7 +52,6 @@ from ofc_stats.formats.reading import (
     line_in_file,
     parse_bool,
     parse_files,
-    parse_int,
     parse_int_in,
     problem_rows,
     read_batches,
@@ -59,8 +61,10 @@ from ofc_stats.formats.reading import (
 from ofc_stats.formats.streaming import (
     CHUNK_BYTES,
     ByteSource,
+    Positions,
     TextChunk,
     decode_head,
+    string_buffers,
     strings_between,
 )
 from ofc_stats.formats.writing import check_writable, decimal_text, local_time_text
@@ -125,6 +129,71 @@ def separator_of(header_line: str) -> str:
     return max(counts, key=lambda sep: (counts[sep], sep == ","))
 
 
+def outside_quotes(quotes: Positions, positions: Positions) -> Positions:
+    """The ``positions`` outside quotes: after an even number of the quote bytes at
+    ``quotes`` (sorted positions; a record starts outside quotes)."""
+    if not len(quotes):
+        return positions
+    outside: Positions = positions[np.searchsorted(quotes, positions) % 2 == 0]
+    return outside
+
+
+def field_counts(separators: Positions, starts: Positions, ends: Positions) -> Positions:
+    """Fields in each record ``data[start:end]`` (records one after the other), from
+    the positions of the separators outside quotes: those in the record, plus one.
+
+    On the separators' positions: a count before each record boundary, not a running
+    count over every byte.
+    """
+    return (np.searchsorted(separators, ends) - np.searchsorted(separators, starts)
+            + 1).astype(np.int64)
+
+
+# Bytes a card token (reading.CARD_TOKEN) never holds, but for the space, and every
+# byte of a character beyond ASCII (it may be white space): a column without them,
+# cards separated by single spaces, is split on the space alone.
+_NOT_PLAIN = np.zeros(256, dtype=np.bool_)
+_NOT_PLAIN[[9, 10, 11, 12, 13, *b',[]"']] = True
+_NOT_PLAIN[0x80:] = True
+_SPACE = ord(" ")
+
+
+def card_list_columns(rows: pl.DataFrame, names: Sequence[str]) -> list[pl.Series]:
+    """:func:`~ofc_stats.formats.reading.card_lists` of each column of ``names``.
+
+    A column whose every cell is cards separated by single spaces (a sheet's usual
+    cell, ``Jh 4s 6h``) is split on the space, a literal split; any other column takes
+    the regular expression, which costs four times the split.
+    """
+    lists = []
+    for name in names:
+        column = rows[name]
+        offsets, data = string_buffers(column)
+        text = data[int(offsets[0]):int(offsets[-1])]
+        lengths = np.diff(offsets)
+        filled = lengths > 0
+        first, last = offsets[:-1][filled], offsets[1:][filled] - 1
+        spaces = text == _SPACE
+        plain = not (bool(_NOT_PLAIN[text].any()) or bool((spaces[1:] & spaces[:-1]).any())
+                     or bool((data[first] == _SPACE).any())
+                     or bool((data[last] == _SPACE).any())
+                     or bool((~filled & column.is_not_null().to_numpy()).any()))
+        lists.append(column.str.split(" ") if plain
+                     else rows.select(card_lists(name)).to_series())
+    return lists
+
+
+def _parse_bool_in(frame: pl.DataFrame, column: str) -> tuple[pl.Expr, pl.Expr]:
+    """:func:`~ofc_stats.formats.reading.parse_bool` for ``frame``'s column, or a plain
+    look-up where every value is a yes/no word as it is written (``true``, ``false``):
+    the lenient reading's string steps cost more than the rest of a seat's parse."""
+    words = pl.col(column).is_in([*TRUE_WORDS, *FALSE_WORDS])
+    if frame.select((words | pl.col(column).is_null()).all()).item():
+        return (pl.when(pl.col(column).is_not_null()).then(pl.col(column).is_in(TRUE_WORDS)),
+                pl.lit(None, pl.String))
+    return parse_bool(column)
+
+
 class CsvParser:
     """Splits CSV records into hands and parses them (one parser per read)."""
 
@@ -149,10 +218,10 @@ class CsvParser:
         if self.missing:
             return self._unreadable(chunk)
         data = chunk.data
-        quotes = np.cumsum(chunk.array == QUOTE)
-        newlines = chunk.newlines
+        # Quote bytes are few (none in most sheets): work on their positions.
+        quotes = np.flatnonzero(chunk.array == QUOTE)
         # A line break ends a record unless it is inside quotes.
-        closed = (newlines[quotes[newlines] % 2 == 0] + 1).astype(np.int64)
+        closed = (outside_quotes(quotes, chunk.newlines) + 1).astype(np.int64)
         body = 0
         if chunk.first_line == 1:  # the file's first record is the header
             body = int(closed[0]) if len(closed) else len(data)
@@ -163,7 +232,7 @@ class CsvParser:
             ends = np.append(ends, len(data)).astype(np.int64)
         # No record yet: a sheet holding only its header (a session just opened).
         starts = (np.concatenate(([body], ends[:-1])) if len(ends) else ends).astype(np.int64)
-        rows = self._rows(chunk, starts, ends).filter(NOT_BLANK).with_columns(HAND_NUMBER)
+        rows = self._rows(chunk, quotes, starts, ends).filter(NOT_BLANK).with_columns(HAND_NUMBER)
         # Hands are numbered 0, 1, ... in row order: each hand's rows are found with
         # numpy (a folder may hold thousands of small sheets, each split on its own).
         unit = rows["unit"].to_numpy()
@@ -220,14 +289,17 @@ class CsvParser:
         return Units(rows.select(UNIT_ROWS_SCHEMA.names()), pl.concat(problems), consumed,
                      end_offset, units=take - len(set(gone)))
 
-    def _rows(self, chunk: TextChunk, starts: np.ndarray, ends: np.ndarray) -> pl.DataFrame:
-        """The records between ``starts`` and ``ends`` as rows of (stripped) text cells."""
+    def _rows(self, chunk: TextChunk, quotes: np.ndarray, starts: np.ndarray, ends: np.ndarray
+              ) -> pl.DataFrame:
+        """The records between ``starts`` and ``ends`` as rows of (stripped) text cells
+        (``quotes``: the positions of the chunk's quote bytes)."""
         extra = {"_fields": pl.Int64, "_width": pl.Int64, "_start": pl.Int64, "_end": pl.Int64,
                  "line": pl.Int64}
         if not len(starts):
             return pl.DataFrame(schema={**{name: pl.String for name in COLUMNS}, **extra})
         width = len(self.names)
-        fields = self._field_counts(chunk, starts, ends)
+        separators = outside_quotes(quotes, np.flatnonzero(chunk.array == ord(self.separator)))
+        fields = field_counts(separators, starts, ends)
         # polars takes the number of columns from the first row, which may be blank or
         # wider than the header: a first row of empty fields as wide as the widest
         # record sets it (and is dropped).
@@ -248,17 +320,6 @@ class CsvParser:
             pl.Series("line", chunk.line_numbers(starts)),
         )
 
-    def _field_counts(self, chunk: TextChunk, starts: np.ndarray, ends: np.ndarray
-                      ) -> np.ndarray:
-        """Fields in each record: separators outside quotes, plus one."""
-        array = chunk.array
-        quotes = np.cumsum(array == QUOTE)
-        separators = np.flatnonzero(array == ord(self.separator))
-        outside = separators[quotes[separators] % 2 == 0]
-        inside = outside[(outside >= starts[0]) & (outside < ends[-1])]
-        record = np.searchsorted(starts, inside, side="right") - 1
-        return np.bincount(record, minlength=len(starts)) + 1
-
     def _unreadable(self, chunk: TextChunk) -> Units:
         problems = [empty_problems()]
         if not self.reported_missing:
@@ -273,20 +334,20 @@ class CsvParser:
                      units=0)
 
     def parse(self, units: pl.DataFrame) -> RawHands:
-        """Hands from the runs of rows, seats from the rows."""
+        """Hands from the runs of rows, seats from the rows.
+
+        A hand's rows are consecutive (``record`` numbers them in row order): the hand
+        is its first row, and its rows agree unless one differs from the row before.
+        """
         defaults = [pl.col(name).fill_null(value).alias(name)
                     for name, value in self.defaults.items()]
         rows = units.with_columns(defaults)
+        record = rows["record"].to_numpy()
+        first_row = np.flatnonzero(np.diff(record, prepend=record[0] - 1 if len(record) else 0))
         hand_level = [name for name in HAND_COLUMNS if name != "hand_id"]
-        button, button_error = parse_int("button_seat")
-        hands = rows.group_by("record", maintain_order=True).agg(
-            pl.col("line").first(), pl.col("text").drop_nulls().first().alias("raw"),
-            pl.col("hand_id").first(), *(pl.col(name).first() for name in hand_level),
-            *(pl.col(name).n_unique().alias(f"_{name}") for name in hand_level),
-            pl.len().alias("_rows"),
-        )
-        disagree = [pl.when(pl.col(f"_{name}") > 1).then(pl.lit(
-            f"the rows of this hand disagree on {name}")) for name in hand_level]
+        hands = rows[first_row].select(
+            "record", "line", pl.col("text").alias("raw"), "hand_id", *hand_level)
+        button, button_error = parse_int_in(hands, "button_seat")
         # Within a file (files parsed together are told apart by the line's high bits):
         # a hand in two files is a copy, which ingest keeps once.
         in_file = [pl.col("site"), pl.col("hand_id"), file_index()]
@@ -296,38 +357,61 @@ class CsvParser:
             "record", "line", "raw", "site", "hand_id", "table", "started_at", "variant",
             "ruleset", "point_value", "currency", button.alias("button_seat"),
             first_error([
-                *disagree, button_error,
+                *_disagreements(rows, hand_level), button_error,
                 pl.when(repeated).then(pl.lit(
                     "this hand's rows continue after other hands' rows (a hand's rows must "
                     "be together)")),
             ]).alias("error"),
         )
-        seats, errors = self._seats(rows)
+        seats, errors = self._seats(rows, record, first_row)
         return RawHands(with_errors(hands, errors), seats, None, empty_problems())
 
-    def _seats(self, rows: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
+    def _seats(self, rows: pl.DataFrame, record: npt.NDArray[np.int64],
+               first_row: npt.NDArray[np.int64]) -> tuple[pl.DataFrame, pl.DataFrame]:
         seat, seat_error = parse_int_in(rows, "seat")
         fl_cards, fl_error = parse_int_in(rows, "fl_cards")
         points, points_error = parse_int_in(rows, "points")
         royalties, royalties_error = parse_int_in(rows, "royalties")
-        in_fl, in_fl_error = parse_bool("fantasyland")
+        in_fl, in_fl_error = _parse_bool_in(rows, "fantasyland")
+        # A seat the sheet leaves out is the row's place in its hand: 1, 2, ...
+        place = np.arange(1, len(record) + 1, dtype=np.int64) - np.repeat(
+            first_row, np.diff(np.append(first_row, len(record))))
         seats = rows.select(
-            "record",
-            pl.coalesce(seat, pl.int_range(1, pl.len() + 1).over("record")).alias("seat"),
-            "player", *(card_lists(row.value).alias(row.value) for row in Row),
+            "record", pl.coalesce(seat, pl.lit(pl.Series(place))).alias("seat"),
+            "player", *(pl.lit(cards) for cards in card_list_columns(
+                rows, [*(row.value for row in Row), "discards"])),
             in_fl.alias("in_fantasyland"), fl_cards.alias("fl_cards"),
-            card_lists("discards").alias("discards"), points.alias("reported_points"),
+            points.alias("reported_points"),
             royalties.alias("reported_royalties"), "starting_stack", "collected",
-            pl.col("money").alias("reported_money"),
-            pl.format("line {}: ", line_in_file()).alias("_where"),
+            pl.col("money").alias("reported_money"), "line", "_fields", "_width",
             first_error([
-                pl.when(pl.col("_fields") > pl.col("_width")).then(pl.format(
-                    "{} fields but the header has {}", "_fields", "_width")),
+                pl.when(pl.col("_fields") > pl.col("_width")).then(pl.lit("")),
                 seat_error, in_fl_error, fl_error, points_error, royalties_error,
             ]).alias("_error"),
         )
-        errors = seats.select("record", pl.concat_str(["_where", "_error"]).alias("error"))
-        return seats.drop("_where", "_error"), errors
+        # The reasons are written out for the rows that have one only (usually none).
+        failed = seats.filter(pl.col("_error").is_not_null())
+        errors = failed.select("record", pl.concat_str([
+            pl.format("line {}: ", line_in_file()),
+            pl.when(pl.col("_error") == "").then(pl.format(
+                "{} fields but the header has {}", "_fields", "_width"))
+            .otherwise(pl.col("_error"))]).alias("error"))
+        return seats.drop("line", "_fields", "_width", "_error"), errors
+
+
+def _disagreements(rows: pl.DataFrame, names: Sequence[str]) -> list[pl.Expr]:
+    """Per hand (the first rows of ``rows``' records), the error of each of ``names``
+    its rows disagree on (a row differs from the row before it in the same hand)."""
+    same_hand = pl.col("record") == pl.col("record").shift(1)
+    differs = rows.select(pl.any_horizontal(
+        (same_hand & pl.col(name).ne_missing(pl.col(name).shift(1))).fill_null(False)
+        for name in names).any()).item()
+    if not differs:  # nearly always: then no text is built
+        return []
+    counts = rows.group_by("record", maintain_order=True).agg(
+        pl.col(name).n_unique().alias(f"_{name}") for name in names)
+    return [pl.when(pl.lit(counts[f"_{name}"]) > 1).then(pl.lit(
+        f"the rows of this hand disagree on {name}")) for name in names]
 
 
 def _looks_whole(rows: pl.DataFrame) -> bool:
