@@ -423,6 +423,9 @@ def with_card_lists(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame
     lists = []
     for name in columns:
         text = frame[name]
+        if isinstance(text.dtype, pl.List):  # already a list (JSON decoded with types)
+            lists.append(text)
+            continue
         plain = (text.str.starts_with('["') & text.str.ends_with('"]')) | (text == "[]")
         split = (text.str.strip_prefix('["').str.strip_suffix('"]').str.split('","')
                  .alias(name))
@@ -570,7 +573,7 @@ def _card_tokens_by_column(entries: pl.DataFrame, columns: Sequence[str], *, cle
         rows, width = counts.shape
         row = np.repeat(np.arange(rows, dtype=np.int64), counts.sum(axis=1))
         column = np.repeat(np.tile(np.arange(width, dtype=np.int64), rows), counts.ravel())
-        return tokens, row, column
+        return tokens.alias("card"), row, column
     joined = pl.concat_str([pl.col(name).fill_null("") for name in columns],
                            separator=f" {chr(_COLUMN_BREAK)} ")
     pieces = entries.select(joined.str.split(" ").alias("piece"))["piece"]
@@ -582,7 +585,37 @@ def _card_tokens_by_column(entries: pl.DataFrame, columns: Sequence[str], *, cle
     column = before - np.repeat(before[np.cumsum(counts) - counts], counts) if len(counts) \
         else before
     keep = ~breaks & (tokens != "").to_numpy()
-    return tokens.filter(pl.Series(keep)), row[keep], column[keep].astype(np.int64)
+    return (tokens.filter(pl.Series(keep)).alias("card"), row[keep],
+            column[keep].astype(np.int64))
+
+
+def list_card_tokens(entries: pl.DataFrame, columns: Sequence[str]
+                     ) -> tuple[pl.Series, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+    """:func:`card_tokens` of list columns (card-list texts among them are split first,
+    as :func:`with_card_lists` does).
+
+    Each column's cards are taken out of its lists at once, and put in row then
+    column order with one gather: concatenating each row's lists cost a step per row.
+    """
+    lists = with_card_lists(entries.select(columns), columns)
+    rows, width = lists.height, len(columns)
+    counts = np.stack([lists[name].list.len().fill_null(0).cast(pl.Int64).to_numpy()
+                       for name in columns], axis=1).reshape(rows, width)
+    slot_start = (np.cumsum(counts.ravel()) - counts.ravel()).reshape(rows, width)
+    order = np.empty(int(counts.sum()), dtype=np.int64)
+    values, base = [], 0
+    for index, name in enumerate(columns):
+        cards = lists[name].drop_nulls().explode(empty_as_null=False)
+        own = counts[:, index]
+        row = np.repeat(np.arange(rows, dtype=np.int64), own)
+        within = np.arange(len(row), dtype=np.int64) - (np.cumsum(own) - own)[row]
+        order[slot_start[row, index] + within] = base + np.arange(len(row), dtype=np.int64)
+        values.append(cards.cast(pl.String).alias("card"))
+        base += len(row)
+    tokens = pl.concat(values).gather(order) if values else pl.Series("card", [], pl.String)
+    row = np.repeat(np.arange(rows, dtype=np.int64), counts.sum(axis=1))
+    column = np.repeat(np.tile(np.arange(width, dtype=np.int64), rows), counts.ravel())
+    return tokens, row, column
 
 
 def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = True
@@ -601,6 +634,8 @@ def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = 
     if entries.is_empty():
         nothing = np.zeros(0, dtype=np.int64)
         return pl.Series("card", [], dtype=pl.String), nothing, nothing
+    if any(isinstance(entries.schema[name], pl.List) for name in columns):
+        return list_card_tokens(entries, columns)  # decoded lists: no text to split
     joined = entries.select(pl.concat_str(
         [*(pl.col(name).fill_null("") for name in columns), pl.lit("")],
         separator=chr(_COLUMN_BREAK)))  # ends each entry: no card runs on to the next
