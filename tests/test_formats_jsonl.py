@@ -277,6 +277,8 @@ def _change_field(record: dict[str, object], draw: st.DrawFn) -> None:
             player.pop(key, None)
     elif where in ("street", "placed") and isinstance(streets, list) and streets:
         entry = streets[draw(st.integers(0, len(streets) - 1))]
+        if not isinstance(entry, dict):
+            return
         key = draw(st.sampled_from(["street", "seat", "dealt", "discarded", "placed"]))
         target = entry["placed"] if where == "placed" and isinstance(
             entry.get("placed"), dict) else entry

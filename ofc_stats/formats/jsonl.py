@@ -258,16 +258,27 @@ def _typed_block(data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], st
 
 def _typed_blocks(data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], start: int,
                   stop: int) -> list[tuple[int, int, pa.Table]]:
-    """The blocks of lines ``start:stop`` pyarrow takes, in order: a block it refuses
-    is halved, down to ``_SMALLEST_BLOCK`` lines."""
-    table = _typed_block(data, offsets, start, stop)
-    if table is not None:
-        return [(start, stop, table)]
-    if stop - start < _SMALLEST_BLOCK:
-        return []
-    middle = (start + stop) // 2
-    return [*_typed_blocks(data, offsets, start, middle),
-            *_typed_blocks(data, offsets, middle, stop)]
+    """The blocks of lines ``start:stop`` pyarrow takes, in order.
+
+    A block it refuses is halved, down to ``_SMALLEST_BLOCK`` lines. The blocks refused
+    may hold twice the bytes of all the lines, no more (one bad line costs about that):
+    with bad lines everywhere, the blocks left go to the lenient reading rather than
+    being decoded again and again.
+    """
+    budget = 2 * int(offsets[stop] - offsets[start])
+    taken: list[tuple[int, int, pa.Table]] = []
+    pending = [(start, stop)]
+    while pending:
+        first, last = pending.pop()
+        table = _typed_block(data, offsets, first, last)
+        if table is not None:
+            taken.append((first, last, table))
+            continue
+        budget -= int(offsets[last] - offsets[first])
+        if last - first >= _SMALLEST_BLOCK and budget > 0:
+            middle = (first + last) // 2
+            pending += [(middle, last), (first, middle)]  # the first half next
+    return taken
 
 
 def decode_typed(units: pl.DataFrame) -> tuple[pl.DataFrame, npt.NDArray[np.bool_]]:
