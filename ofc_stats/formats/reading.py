@@ -27,6 +27,7 @@ import polars as pl
 
 from ofc_stats.engine.rules import Row
 from ofc_stats.formats.canonical import MAX_RAW_CHARS, CanonicalBatch, normalise
+from ofc_stats.formats.card_lists import list_card_tokens
 from ofc_stats.formats.dealt import dealt_mismatch
 from ofc_stats.formats.streaming import (
     ByteSource,
@@ -589,35 +590,6 @@ def _card_tokens_by_column(entries: pl.DataFrame, columns: Sequence[str], *, cle
             column[keep].astype(np.int64))
 
 
-def list_card_tokens(entries: pl.DataFrame, columns: Sequence[str]
-                     ) -> tuple[pl.Series, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-    """:func:`card_tokens` of list columns (card-list texts among them are split first,
-    as :func:`with_card_lists` does).
-
-    Each column's cards are taken out of its lists at once, and put in row then
-    column order with one gather: concatenating each row's lists cost a step per row.
-    """
-    lists = with_card_lists(entries.select(columns), columns)
-    rows, width = lists.height, len(columns)
-    counts = np.stack([lists[name].list.len().fill_null(0).cast(pl.Int64).to_numpy()
-                       for name in columns], axis=1).reshape(rows, width)
-    slot_start = (np.cumsum(counts.ravel()) - counts.ravel()).reshape(rows, width)
-    order = np.empty(int(counts.sum()), dtype=np.int64)
-    values, base = [], 0
-    for index, name in enumerate(columns):
-        cards = lists[name].drop_nulls().explode(empty_as_null=False)
-        own = counts[:, index]
-        row = np.repeat(np.arange(rows, dtype=np.int64), own)
-        within = np.arange(len(row), dtype=np.int64) - (np.cumsum(own) - own)[row]
-        order[slot_start[row, index] + within] = base + np.arange(len(row), dtype=np.int64)
-        values.append(cards.cast(pl.String).alias("card"))
-        base += len(row)
-    tokens = pl.concat(values).gather(order) if values else pl.Series("card", [], pl.String)
-    row = np.repeat(np.arange(rows, dtype=np.int64), counts.sum(axis=1))
-    column = np.repeat(np.tile(np.arange(width, dtype=np.int64), rows), counts.ravel())
-    return tokens, row, column
-
-
 def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = True
                 ) -> tuple[pl.Series, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Every card of several card-list columns, split in one pass.
@@ -635,7 +607,8 @@ def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = 
         nothing = np.zeros(0, dtype=np.int64)
         return pl.Series("card", [], dtype=pl.String), nothing, nothing
     if any(isinstance(entries.schema[name], pl.List) for name in columns):
-        return list_card_tokens(entries, columns)  # decoded lists: no text to split
+        # Decoded lists (JSON read with types): no text to split.
+        return list_card_tokens(with_card_lists(entries.select(columns), columns), columns)
     joined = entries.select(pl.concat_str(
         [*(pl.col(name).fill_null("") for name in columns), pl.lit("")],
         separator=chr(_COLUMN_BREAK)))  # ends each entry: no card runs on to the next
