@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import io
 import json
 import re
 from decimal import Decimal
@@ -10,9 +11,13 @@ from importlib import resources
 
 import polars as pl
 import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
 from ofc_stats.engine.rules import Variant
 from ofc_stats.formats import Format
+from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.jsonl import READER
 from tests.test_formats_common import assert_problem, read_all, read_batches
 
@@ -239,3 +244,125 @@ def test_a_seat_number_past_what_is_stored_is_a_seat_problem() -> None:
     assert batch.hands["hand_id"].to_list() == ["h3"]
     assert_problem(batch.problems, "seat", "seat 300 is not a seat number (-128 to 127)",
                    line=1, hand_id="h2")
+
+
+# Values a field may be given instead of its own: the typed decode refuses the lines
+# holding most of them, and the lenient reading must then say the same as it would.
+ODD_VALUES = st.sampled_from([
+    None, 0, 1, 2, -1, 1.5, 1.0, 2**70, "1", " 2", "+3", "x", "", True, False, "yes", [],
+    {}, ["Ah"], ["Ah", "Kd"], "Ah Kd", [None], [1], ["A\"h"], ["10d"], [""], {"top": ["Ah"]},
+])
+LINE_DAMAGE = st.sampled_from([
+    "none", "truncate", "garbage", "minus zero", "escape", "bom", "duplicate", "null", "array",
+    "two objects", "spaces",
+])
+
+
+def _change_field(record: dict[str, object], draw: st.DrawFn) -> None:
+    """One field of ``record`` given an odd value, or left out."""
+    where = draw(st.sampled_from(["hand", "player", "street", "placed", "list"]))
+    players = record.get("players")
+    streets = record.get("streets")
+    if where == "hand":
+        key = draw(st.sampled_from(["format", "version", "site", "hand_id", "button_seat",
+                                    "point_value", "players", "streets", "extra"]))
+        record[key] = draw(ODD_VALUES)
+    elif where == "player" and isinstance(players, list) and players:
+        player = players[draw(st.integers(0, len(players) - 1))]
+        key = draw(st.sampled_from(["seat", "name", "top", "middle", "bottom", "in_fantasyland",
+                                    "fl_cards", "discards", "reported_points", "extra"]))
+        if isinstance(player, dict) and draw(st.booleans()):
+            player[key] = draw(ODD_VALUES)
+        elif isinstance(player, dict):
+            player.pop(key, None)
+    elif where in ("street", "placed") and isinstance(streets, list) and streets:
+        entry = streets[draw(st.integers(0, len(streets) - 1))]
+        if not isinstance(entry, dict):
+            return
+        key = draw(st.sampled_from(["street", "seat", "dealt", "discarded", "placed"]))
+        target = entry["placed"] if where == "placed" and isinstance(
+            entry.get("placed"), dict) else entry
+        target[draw(st.sampled_from(["top", "middle", "bottom"])) if target is not entry
+               else key] = draw(ODD_VALUES)
+    elif where == "list" and isinstance(players, list):
+        record["players"] = draw(st.sampled_from([[None, *players], [], players[:1]]))
+
+
+def _damaged(record: dict[str, object], draw: st.DrawFn) -> str:
+    """``record`` with a few fields changed (or none), written with one kind of damage."""
+    record = json.loads(json.dumps(record))
+    for _ in range(draw(st.integers(0, 3))):
+        _change_field(record, draw)
+    text = json.dumps(record, separators=draw(st.sampled_from([(",", ":"), (", ", ": ")])))
+    damage = draw(LINE_DAMAGE)
+    if damage == "truncate":
+        text = text[:draw(st.integers(1, len(text) - 1))]
+    elif damage == "garbage":
+        text += draw(st.sampled_from(["x", ",", "]", " null", "}"]))
+    elif damage == "minus zero":
+        text = text.replace('"seat": 1', '"seat": -0').replace('"seat":1', '"seat":-0')
+    elif damage == "escape":
+        text = (text.replace("Ivey", "I\\u0076ey").replace('"Ah"', '"\\u0041h"')
+                .replace('"Qs"', '"Q\\"s"'))
+    elif damage == "bom":
+        text = "\ufeff" + text
+    elif damage == "duplicate":
+        text = text.replace('"site"', '"site": "again", "site"', 1)
+    elif damage == "null":
+        text = "null"
+    elif damage == "array":
+        text = f"[{text}]"
+    elif damage == "two objects":
+        text = f"{text} {text}"
+    elif damage == "spaces":
+        text = f"  {text}\t"
+    return text
+
+
+@st.composite
+def damaged_files(draw: st.DrawFn) -> bytes:
+    """A file of good hands and a few damaged ones (enough lines that the typed
+    decode halves its blocks to find the bad ones)."""
+    count = draw(st.integers(1, 70))
+    bad = set(draw(st.lists(st.integers(0, count - 1), max_size=6)))
+    texts = []
+    for number in range(count):
+        record = dict(EXAMPLE if number % 3 else hand(), hand_id=f"h{number}")
+        texts.append(_damaged(record, draw) if number in bad else json.dumps(record))
+    return ("\n".join(texts) + draw(st.sampled_from(["\n", ""]))).encode()
+
+
+def _read_with(data: bytes, *, typed: bool) -> CanonicalBatch:
+    from ofc_stats.formats.jsonl import JsonLinesParser
+    from ofc_stats.formats.reading import read_batches as read_with_parser
+    from ofc_stats.formats.streaming import ByteSource
+
+    return CanonicalBatch.concat([read.batch for read in read_with_parser(
+        ByteSource(io.BytesIO(data)), JsonLinesParser("hands.jsonl", typed=typed),
+        "hands.jsonl", 25)])
+
+
+def _with(changes: dict[str, object], players: dict[str, object] | None = None) -> str:
+    record = json.loads(json.dumps({**EXAMPLE, **changes}))
+    record["players"][0].update(players or {})
+    return json.dumps(record)
+
+
+# Lines the typed decode must leave to the lenient reading (null cards, an escaped
+# quote in a card), and one it may take (a seat written -0 beside an error quoting it).
+LEFT_TO_THE_LENIENT_READING = "\n".join([
+    _with({"hand_id": "n1"}, {"top": ["6s", None, "4h"]}),
+    _with({"hand_id": "n2", "streets": [{"street": 1, "seat": 1, "placed": {"top": [None]}}]}),
+    _with({"hand_id": "e1"}, {"top": ["6s", 'A"h', "4h"]}),
+    _with({"hand_id": "z1"}, {"top": None}).replace('"seat": 1', '"seat": -0'),
+    *(_with({"hand_id": f"g{number}"}) for number in range(20)),
+]).encode()
+
+
+@settings(max_examples=60, deadline=None)
+@given(data=damaged_files())
+@example(data=LEFT_TO_THE_LENIENT_READING)
+def test_the_typed_decode_reads_every_line_as_the_lenient_reading_does(data: bytes) -> None:
+    typed, lenient = _read_with(data, typed=True), _read_with(data, typed=False)
+    for table in ("hands", "seats", "streets", "problems"):
+        assert_frame_equal(getattr(typed, table), getattr(lenient, table))

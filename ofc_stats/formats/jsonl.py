@@ -5,9 +5,15 @@ JSON Schema is ``ofc_stats/formats/ofc-hand-v1.schema.json`` and docs/formats.md
 has a full example. It carries every field of the canonical records, streets
 included, so it is the format to export to and to archive in.
 
-Reading is vectorised: the lines of a chunk go to DuckDB's JSON reader in one
-query (every scalar as text, card lists as their JSON text), then polars flattens
-them into the raw frames :func:`ofc_stats.formats.canonical.normalise` checks.
+Reading is vectorised. The lines of a batch go to pyarrow's JSON reader with the
+full typed schema (numbers, booleans, card lists as lists of strings): it takes the
+lines that are exactly that shape, as they are written. Any other line (a number
+written as text, a card list as one string, a null card, an escape, malformed JSON)
+makes pyarrow refuse the block it is in; the block is halved until the lines it
+refuses are found, and those go to DuckDB's JSON reader in one query (every scalar
+as text, card lists as their JSON text), which reads them leniently and says why a
+line is bad. Both give the raw frames :func:`ofc_stats.formats.canonical.normalise`
+checks, and a line reads the same either way.
 """
 
 from __future__ import annotations
@@ -17,7 +23,10 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import BinaryIO
 
 import numpy as np
+import numpy.typing as npt
 import polars as pl
+import pyarrow as pa  # type: ignore[import-untyped]
+import pyarrow.json as pa_json  # type: ignore[import-untyped]
 
 from ofc_stats.engine.rules import Row
 from ofc_stats.formats import BATCH_HANDS, Format
@@ -32,7 +41,6 @@ from ofc_stats.formats.reading import (
     first_error,
     parse_bool,
     parse_files,
-    parse_int,
     parse_int_in,
     problem_rows,
     read_batches,
@@ -43,7 +51,13 @@ from ofc_stats.formats.reading import (
     with_errors,
     without_undecodable,
 )
-from ofc_stats.formats.streaming import CHUNK_BYTES, ByteSource, TextChunk, decode_head
+from ofc_stats.formats.streaming import (
+    CHUNK_BYTES,
+    ByteSource,
+    TextChunk,
+    decode_head,
+    string_buffers,
+)
 from ofc_stats.formats.writing import (
     card_list,
     decimal_text,
@@ -92,6 +106,32 @@ FROM (SELECT text, CASE WHEN starts_with(text, '{{')
 
 
 _QUERY = hands_query(_STRUCTURE)
+
+_CARDS = pa.list_(pa.string())
+# The typed shape of a hand (docs/formats.md): what pyarrow decodes directly. Keys it
+# does not name are ignored, as DuckDB's transform ignores them.
+_SCHEMA = pa.schema([
+    ("format", pa.string()), ("version", pa.int64()), ("site", pa.string()),
+    ("hand_id", pa.string()), ("table", pa.string()), ("started_at", pa.string()),
+    ("variant", pa.string()), ("ruleset", pa.string()), ("button_seat", pa.int64()),
+    ("point_value", pa.string()), ("currency", pa.string()),
+    ("players", pa.list_(pa.struct([
+        ("seat", pa.int64()), ("name", pa.string()), ("top", _CARDS), ("middle", _CARDS),
+        ("bottom", _CARDS), ("in_fantasyland", pa.bool_()), ("fl_cards", pa.int64()),
+        ("discards", _CARDS), ("reported_points", pa.int64()),
+        ("reported_royalties", pa.int64()), ("starting_stack", pa.string()),
+        ("collected", pa.string()), ("reported_money", pa.string()),
+    ]))),
+    ("streets", pa.list_(pa.struct([
+        ("street", pa.int64()), ("seat", pa.int64()), ("dealt", _CARDS),
+        ("placed", pa.struct([(row.value, _CARDS) for row in Row])), ("discarded", _CARDS),
+    ]))),
+])
+_PARSE_OPTIONS = pa_json.ParseOptions(explicit_schema=_SCHEMA,
+                                      unexpected_field_behavior="ignore")
+# Blocks of fewer lines than this that pyarrow refuses are not halved again: their
+# lines go to DuckDB.
+_SMALLEST_BLOCK = 16
 _HAND_FIELDS = ("site", "hand_id", "table", "started_at", "variant", "ruleset",
                 "point_value", "currency")
 
@@ -176,21 +216,146 @@ def syntax_errors(units: pl.DataFrame, decoded: pl.DataFrame, what: str) -> pl.S
             .to_series())
 
 
-class JsonLinesParser:
-    """Splits and parses an ofc-hh JSON Lines file (one parser per read)."""
+def typed_candidates(units: pl.DataFrame) -> pl.Series:
+    """Which lines pyarrow's typed decode may take: one object on the line, with no
+    escape (DuckDB's text of a card list keeps it, so the cards read would differ)."""
+    text = pl.col("text")
+    return units.select(text.str.starts_with("{") & text.str.ends_with("}")
+                        & ~text.str.contains("\\", literal=True)).to_series()
 
-    def __init__(self, file: str) -> None:
+
+def _null_cards(table: pa.Table) -> bool:
+    """Whether a decoded card list holds a null (DuckDB's text reads it as the card
+    ``null``)."""
+    for chunk in table.column("players").chunks:
+        players = chunk.values
+        if any(players.field(name).values.null_count for name in (
+                *(row.value for row in Row), "discards")):
+            return True
+    for chunk in table.column("streets").chunks:
+        streets = chunk.values
+        placed = streets.field("placed")
+        if any(list_array.values.null_count for list_array in (
+                streets.field("dealt"), streets.field("discarded"),
+                *(placed.field(row.value) for row in Row))):
+            return True
+    return False
+
+
+def _typed_block(data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], start: int,
+                 stop: int) -> pa.Table | None:
+    """Lines ``start:stop`` decoded with the typed schema, or None if pyarrow refuses
+    any of them (or reads other than one hand a line)."""
+    block = pa.py_buffer(data[offsets[start]:offsets[stop]])
+    try:
+        table = pa_json.read_json(pa.BufferReader(block), parse_options=_PARSE_OPTIONS)
+    except pa.ArrowException:
+        return None
+    if table.num_rows != stop - start or _null_cards(table):
+        return None
+    return table
+
+
+def _typed_blocks(data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], start: int,
+                  stop: int) -> list[tuple[int, int, pa.Table]]:
+    """The blocks of lines ``start:stop`` pyarrow takes, in order.
+
+    A block it refuses is halved, down to ``_SMALLEST_BLOCK`` lines. The blocks refused
+    may hold twice the bytes of all the lines, no more (one bad line costs about that):
+    with bad lines everywhere, the blocks left go to the lenient reading rather than
+    being decoded again and again.
+    """
+    budget = 2 * int(offsets[stop] - offsets[start])
+    taken: list[tuple[int, int, pa.Table]] = []
+    pending = [(start, stop)]
+    while pending:
+        first, last = pending.pop()
+        table = _typed_block(data, offsets, first, last)
+        if table is not None:
+            taken.append((first, last, table))
+            continue
+        budget -= int(offsets[last] - offsets[first])
+        if last - first >= _SMALLEST_BLOCK and budget > 0:
+            middle = (first + last) // 2
+            pending += [(middle, last), (first, middle)]  # the first half next
+    return taken
+
+
+def decode_typed(units: pl.DataFrame) -> tuple[pl.DataFrame, npt.NDArray[np.bool_]]:
+    """The lines pyarrow decodes with the typed schema (``record``, ``line``, ``text``
+    and the hand's fields), and which of ``units`` they are.
+
+    The lines are decoded in one call (pyarrow's threads); where pyarrow refuses a
+    line, its block is halved until the refused lines are found. A line of another
+    format or version is left to the lenient reading, which words the message.
+    """
+    candidate = typed_candidates(units).to_numpy()
+    taken = np.zeros(units.height, dtype=bool)
+    candidates = _rows(units, candidate)
+    if candidates.is_empty():
+        return candidates, taken
+    offsets, data = string_buffers(candidates["text"] + "\n")
+    blocks = _typed_blocks(data, offsets, 0, candidates.height)
+    if not blocks:
+        return candidates.clear(), taken
+    rows = np.zeros(candidates.height, dtype=bool)
+    for start, stop, _ in blocks:
+        rows[start:stop] = True
+    decoded = pl.from_arrow(pa.concat_tables([table for _, _, table in blocks]))
+    assert isinstance(decoded, pl.DataFrame)
+    frame = pl.concat([_rows(candidates, rows), decoded], how="horizontal")
+    tagged = frame.select((pl.col("format").is_null() | (pl.col("format") == FORMAT_TAG))
+                          & (pl.col("version").is_null() | (pl.col("version") == VERSION))
+                          ).to_series().to_numpy()
+    rows[rows] = tagged
+    taken[np.flatnonzero(candidate)[rows]] = True
+    return _rows(frame, tagged), taken
+
+
+def _rows(frame: pl.DataFrame, keep: npt.NDArray[np.bool_]) -> pl.DataFrame:
+    """``frame`` where ``keep``; nearly always every row, so no copy then."""
+    return frame if keep.all() else frame.filter(pl.Series(keep))
+
+
+class JsonLinesParser:
+    """Splits and parses an ofc-hh JSON Lines file (one parser per read).
+
+    ``typed``: decode the lines pyarrow takes with the typed schema (see the module
+    doc); without it, every line takes the lenient reading.
+    """
+
+    def __init__(self, file: str, *, typed: bool = True) -> None:
         self.file = file
+        self.typed = typed
 
     def split(self, chunk: TextChunk, limit: int) -> Units:
         """One unit per non-blank line."""
         return split_lines(chunk, limit, self.file)
 
     def parse(self, units: pl.DataFrame) -> RawHands:
-        """Decode the lines in one DuckDB query and flatten them into raw frames."""
+        """Decode the lines (typed where pyarrow takes them, the rest in one DuckDB
+        query) and flatten them into raw frames."""
+        parts = []
+        rest = units
+        if self.typed:
+            typed, taken = decode_typed(units)
+            if typed.height:
+                parts.append(self._raw_hands(typed.with_columns(
+                    pl.lit(None, pl.String).alias("error"),
+                    pl.col("version").cast(pl.String))))
+                rest = _rows(units, ~taken)
+        if rest.height or not parts:
+            parts.append(self._lenient(rest))
+        return parts[0] if len(parts) == 1 else _merged(parts)
+
+    def _lenient(self, units: pl.DataFrame) -> RawHands:
+        """Every leaf read as text by DuckDB: checked by casting, bad JSON explained."""
         decoded = decode_json(units, _QUERY)
         frame = pl.concat([units, decoded.select("hand").unnest("hand")], how="horizontal")
-        frame = frame.with_columns(syntax_errors(units, decoded, "a line").alias("error"))
+        return self._raw_hands(frame.with_columns(
+            syntax_errors(units, decoded, "a line").alias("error")))
+
+    def _raw_hands(self, frame: pl.DataFrame) -> RawHands:
         hands, seats, streets = _raw_frames(frame)
         raw = RawHands(hands, seats, streets, empty_problems())
         version = frame.filter(pl.col("error").is_null()).select(
@@ -199,6 +364,18 @@ class JsonLinesParser:
         return set_aside(raw, version["record"], problem_rows(
             self.file, version["line"], "version", version["reason"], version["text"],
             version["site"], version["hand_id"]))
+
+
+def _merged(parts: Sequence[RawHands]) -> RawHands:
+    """Raw frames of several sets of records as one, in record order."""
+    def joined(frames: list[pl.DataFrame]) -> pl.DataFrame:
+        return pl.concat(frames, how="diagonal_relaxed").sort("record", maintain_order=True)
+
+    streets = [part.streets for part in parts if part.streets is not None]
+    return RawHands(joined([part.hands for part in parts]),
+                    joined([part.seats for part in parts]),
+                    joined(streets) if streets else None,
+                    pl.concat([part.problems for part in parts]))
 
 
 def _version_error() -> pl.Expr:
@@ -219,7 +396,7 @@ def _version_error() -> pl.Expr:
 def _raw_frames(frame: pl.DataFrame
                 ) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFrame | None]:
     """Raw hands, seats and streets out of decoded lines."""
-    button, button_error = parse_int("button_seat")
+    button, button_error = parse_int_in(frame, "button_seat")
     seats, seat_errors = _raw_seats(frame)
     streets, street_errors = _raw_streets(frame, seats)
     hands = frame.select(
@@ -248,7 +425,9 @@ def _raw_seats(frame: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
     fl_cards, fl_cards_error = parse_int_in(players, "fl_cards")
     points, points_error = parse_int_in(players, "reported_points")
     royalties, royalties_error = parse_int_in(players, "reported_royalties")
-    in_fl, in_fl_error = parse_bool("in_fantasyland")
+    in_fl, in_fl_error = (
+        (pl.col("in_fantasyland"), pl.lit(None, pl.String))
+        if players.schema["in_fantasyland"] == pl.Boolean else parse_bool("in_fantasyland"))
     where = pl.format("seat {}: ", pl.col("seat").fill_null("?"))
     missing = [pl.when(pl.col(row.value).is_null()).then(pl.lit(f"missing {row.value}"))
                for row in Row]

@@ -26,6 +26,7 @@ import polars as pl
 
 from ofc_stats.engine.rules import Row
 from ofc_stats.formats.canonical import MAX_RAW_CHARS, CanonicalBatch, normalise
+from ofc_stats.formats.card_lists import list_card_tokens
 from ofc_stats.formats.dealt import dealt_mismatch
 from ofc_stats.formats.streaming import (
     ByteSource,
@@ -423,6 +424,9 @@ def with_card_lists(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame
     lists = []
     for name in columns:
         text = frame[name]
+        if isinstance(text.dtype, pl.List):  # already a list (JSON decoded with types)
+            lists.append(text)
+            continue
         plain = (text.str.starts_with('["') & text.str.ends_with('"]')) | (text == "[]")
         split = (text.str.strip_prefix('["').str.strip_suffix('"]').str.split('","')
                  .alias(name))
@@ -570,7 +574,7 @@ def _card_tokens_by_column(entries: pl.DataFrame, columns: Sequence[str], *, cle
         rows, width = counts.shape
         row = np.repeat(np.arange(rows, dtype=np.int64), counts.sum(axis=1))
         column = np.repeat(np.tile(np.arange(width, dtype=np.int64), rows), counts.ravel())
-        return tokens, row, column
+        return tokens.alias("card"), row, column
     joined = pl.concat_str([pl.col(name).fill_null("") for name in columns],
                            separator=f" {chr(_COLUMN_BREAK)} ")
     pieces = entries.select(joined.str.split(" ").alias("piece"))["piece"]
@@ -582,7 +586,8 @@ def _card_tokens_by_column(entries: pl.DataFrame, columns: Sequence[str], *, cle
     column = before - np.repeat(before[np.cumsum(counts) - counts], counts) if len(counts) \
         else before
     keep = ~breaks & (tokens != "").to_numpy()
-    return tokens.filter(pl.Series(keep)), row[keep], column[keep].astype(np.int64)
+    return (tokens.filter(pl.Series(keep)).alias("card"), row[keep],
+            column[keep].astype(np.int64))
 
 
 def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = True
@@ -601,6 +606,9 @@ def card_tokens(entries: pl.DataFrame, columns: Sequence[str], *, clean: bool = 
     if entries.is_empty():
         nothing = np.zeros(0, dtype=np.int64)
         return pl.Series("card", [], dtype=pl.String), nothing, nothing
+    if any(isinstance(entries.schema[name], pl.List) for name in columns):
+        # Decoded lists (JSON read with types): no text to split.
+        return list_card_tokens(with_card_lists(entries.select(columns), columns), columns)
     joined = entries.select(pl.concat_str(
         [*(pl.col(name).fill_null("") for name in columns), pl.lit("")],
         separator=chr(_COLUMN_BREAK)))  # ends each entry: no card runs on to the next
