@@ -22,23 +22,6 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 
-# Under pytest-xdist (``--dist loadgroup``) the tests that share one expensive process
-# stay on one worker: every test on the Spark session (the ``spark`` fixture) on one
-# session, every test in the browser (the ``browser`` fixture) on one Chromium. The other
-# tests, spark-submit's own Spark among them, spread over the workers.
-SHARED_PROCESSES = ("spark", "browser")
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Put each test that needs the Spark session or the browser in that one's group."""
-    for item in items:
-        for fixture in SHARED_PROCESSES:
-            if fixture in getattr(item, "fixturenames", ()):
-                item.add_marker(pytest.mark.xdist_group(fixture))
-                break
-
-
 @pytest.fixture(autouse=True)
 def no_terminal_size_from_the_runner(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each test sees stdout as a pipe sees it, whatever the runner's environment holds
