@@ -22,6 +22,13 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 SAMPLE_DATA = Path(__file__).resolve().parent.parent / "sample_data"
 
+@pytest.fixture(autouse=True)
+def no_terminal_size_from_the_runner(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test sees stdout as a pipe sees it, whatever the runner's environment holds
+    (pytest-xdist's workers have ``COLUMNS=80``): a test that wants a width sets it."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    monkeypatch.delenv("LINES", raising=False)
+
 
 @pytest.fixture(scope="session")
 def sample_warehouse(tmp_path_factory: pytest.TempPathFactory) -> Warehouse:

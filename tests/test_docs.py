@@ -51,7 +51,7 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
 
 
 def test_ci_runs_the_readme_test_command() -> None:
-    test_command = "python -m pip install -e '.[dev]' && python -m pytest"
+    test_command = "python -m pip install -e '.[dev]' && python -m pytest -n 2 --dist loadfile"
     assert test_command in README
     assert test_command in (ROOT / ".ci" / "run").read_text(encoding="utf-8")
 
