@@ -44,11 +44,13 @@ TRUNCATED = "the file ends inside this hand (half-written?); read again once com
 # Files parsed together (parse_files) are told apart by the high bits of each unit's
 # line number (or byte offset) while in one batch.
 FILE_SHIFT = 40
-# Batches parsed at once while the next are split (read_batches).
-PARSE_THREADS = min(2, available_cores())
+# Batches parsed at once while the next are split (read_batches): one a core, up to 8
+# (the splitting, on one thread, keeps up with about that many).
+PARSE_THREADS = min(8, available_cores())
 # A batch also ends after this much text (and the rest of its chunk): what parsing holds
 # follows the bytes, and hands differ in size (four players, Fantasyland, fpdb's JSON).
-BATCH_BYTES = 16 << 20
+# The text in flight stays at about 32 MiB however many batches are.
+BATCH_BYTES = max(4 << 20, (32 << 20) // PARSE_THREADS)
 
 
 @dataclass(frozen=True)

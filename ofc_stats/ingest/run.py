@@ -29,6 +29,7 @@ from ofc_stats import formats
 from ofc_stats.formats import SNIFF_BYTES, Format, UnknownFormatError
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.fpdb_database import DatabaseBusyError, FpdbDatabaseError, is_database
+from ofc_stats.formats.reading import PARSE_THREADS
 from ofc_stats.ingest.commits import COMMIT_HANDS, Committer, compact_tables
 from ofc_stats.ingest.conflicts import unresolved_rejects
 from ofc_stats.ingest.database import plan_import, read_database_source
@@ -74,7 +75,9 @@ from ofc_stats.warehouse.upgrade import upgrade_warehouse
 # Hands per reader batch: a reader's peak memory grows with it, its speed hardly (100 k
 # hands with every street, peak of the ingest process: JSON Lines 0.62 GiB at 5,000 and
 # 0.81 at 10,000, text 0.67 and 0.98, CPU time within a few percent).
-READ_BATCH_HANDS = 5_000
+# The batches in flight (one a core, formats.reading.PARSE_THREADS) hold about 10,000
+# hands together: 5,000 each on two cores, 1,250 on eight.
+READ_BATCH_HANDS = max(1_000, 10_000 // PARSE_THREADS)
 LOCK_TIMEOUT = 30.0
 
 
