@@ -38,10 +38,20 @@ from dataclasses import dataclass
 
 import duckdb
 import numpy as np
+import numpy.typing as npt
 import polars as pl
+import pyarrow as pa  # type: ignore[import-untyped]
 
 from ofc_stats.engine.boards import CARD_COLUMNS, ROW_SLOTS, card_frame, row_text_exprs
-from ofc_stats.engine.cards import JOKER, NO_CARD, card_codes, card_codes_expr, card_names_expr
+from ofc_stats.engine.cards import (
+    CARD_NAMES,
+    INVALID_CARD,
+    JOKER,
+    NO_CARD,
+    card_code_array,
+    card_codes,
+    card_names_expr,
+)
 from ofc_stats.engine.rules import Row, Variant, ruleset_for_variant
 from ofc_stats.util.duckdb_connection import duckdb_cursor
 from ofc_stats.warehouse.schemas import (
@@ -327,24 +337,25 @@ def _cards_twice(streets: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
     valid = streets.filter(pl.col("code").is_not_null())
     if valid.is_empty():
         return pl.DataFrame(schema={"record": pl.Int64, "reason": pl.String})
-    deck = valid.select("record").join(
-        hands.select("record", "_variant"), on="record", how="left", maintain_order="left"
-    ).select(*(pl.col("_variant").replace_strict({v.value: n for v, n in counts.items()},
-                                                 default=fallback, return_dtype=pl.Int64)
-               .alias(name) for name, counts, fallback in (("decks", DECKS, 1),
-                                                           ("jokers", JOKERS, 0))))
     # Count (record, card) keys with numpy, as the boards' check does.
     records = valid["record"].to_numpy()
     codes = np.minimum(valid["code"].to_numpy(), JOKER)  # every joker is one kind
     keys = (records - int(records.min())) * 64 + codes
-    allowed = np.where(codes >= JOKER, np.maximum(deck["jokers"].to_numpy(), 1),
-                       deck["decks"].to_numpy())
+    size = int(records.max()) + 1
+    variants = hands.select("record", "_variant")
+    jokers = np.maximum(_by_record(variants, JOKERS, 0, size)[records], 1)
+    allowed = np.where(codes >= JOKER, jokers, _by_record(variants, DECKS, 1, size)[records])
     repeated = np.bincount(keys)[keys] > allowed
     if not repeated.any():
         return pl.DataFrame(schema={"record": pl.Int64, "reason": pl.String})
+    return _twice_reasons(valid.filter(pl.Series(repeated)))
+
+
+def _twice_reasons(repeated: pl.DataFrame) -> pl.DataFrame:
+    """(``record``, ``reason``) of the street cards placed more often than allowed."""
     where = pl.format("seat {} street {} {}", "seat", "street",
                       pl.coalesce(pl.col("row"), pl.col("action")))
-    cards = (valid.filter(pl.Series(repeated)).group_by("record", "code", maintain_order=True)
+    cards = (repeated.group_by("record", "code", maintain_order=True)
              .agg(where.alias("places")))
     return cards.group_by("record", maintain_order=True).agg(
         pl.len().alias("cards"), pl.col("code").first(), pl.col("places").first(),
@@ -355,6 +366,23 @@ def _cards_twice(streets: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
                   .otherwise(pl.format("{} cards", pl.col("cards"))),
                   card_names_expr(pl.col("code")), pl.col("places").list.join(", "))
         .alias("reason"))
+
+
+def _duplicate_reasons(repeated: pl.DataFrame) -> pl.DataFrame:
+    """``record``, ``kind``, ``reason`` of the board cards (``record``, ``seat``,
+    ``row``, ``code``, in the order of the rows) a hand holds more often than allowed."""
+    return (
+        repeated
+        .group_by("record", "code")
+        .agg(pl.format("seat {} {}", "seat", "row").alias("places"), pl.len().alias("times"))
+        .sort("record", "code")
+        .select("record", pl.lit("duplicate card").alias("kind"),
+                pl.when(pl.col("code") >= JOKER)
+                .then(pl.format("{} jokers ({}): more than the deck holds", pl.col("times"),
+                                pl.col("places").list.join(", ")))
+                .otherwise(pl.format("duplicate card {} ({})", card_names_expr(pl.col("code")),
+                                     pl.col("places").list.join(", "))).alias("reason"))
+    )
 
 
 def _slow_timestamps(hands: pl.DataFrame) -> pl.DataFrame:
@@ -371,29 +399,159 @@ def _slow_timestamps(hands: pl.DataFrame) -> pl.DataFrame:
             .drop("_slow_at", "_slow_offset"))
 
 
+def _by_record(variants: pl.DataFrame, counts: dict[Variant, int], fallback: int, size: int
+               ) -> npt.NDArray[np.int64]:
+    """``counts`` of each record's variant (``fallback`` for an unknown one or a record
+    ``variants`` does not list), indexed by record: a look-up instead of a join."""
+    known = variants.filter(pl.col("record").is_not_null() & (pl.col("record") < size))
+    by_record = np.full(size, fallback, dtype=np.int64)
+    by_record[known["record"].to_numpy().astype(np.int64)] = known["_variant"].replace_strict(
+        {v.value: n for v, n in counts.items()}, default=fallback,
+        return_dtype=pl.Int64).to_numpy()
+    return by_record
+
+
+@dataclass(frozen=True)
+class _FlatCards:
+    """The cards of one list column of seats, flat in frame order (as the lists hold
+    them, null strings included)."""
+
+    lengths: npt.NDArray[np.int64]  # cards per seat (nulls included)
+    codes: npt.NDArray[np.int8]  # NO_CARD: a null string; INVALID_CARD: not a card
+    strings: pa.Array  # the strings as written
+    text: pl.Series | None  # each list as canonical text (``Ah Kd``; null if none)
+
+    def seat_rows(self, elements: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+        """The seat row of each of some cards (by their index in ``codes``)."""
+        starts = np.cumsum(self.lengths) - self.lengths
+        return np.searchsorted(starts, elements, side="right").astype(np.int64) - 1
+
+    def positions(self) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
+        """The seat row and place in its list of every card."""
+        seat_row = np.repeat(np.arange(len(self.lengths), dtype=np.int64), self.lengths)
+        starts = np.cumsum(self.lengths) - self.lengths
+        return seat_row, np.arange(len(seat_row), dtype=np.int64) - starts[seat_row]
+
+
+def _flat_cards(column: pl.Series, *, names: bool = False) -> _FlatCards:
+    """Every list of ``column`` flattened through its Arrow offsets, its cards parsed in
+    one bulk pass (:func:`card_code_array`) instead of exploding the frame."""
+    column = column.cast(pl.List(pl.String))
+    lists = column.to_arrow()
+    if isinstance(lists, pa.ChunkedArray):
+        lists = lists.combine_chunks()
+    # The offsets straight from their buffer (pyarrow's to_numpy would import pandas).
+    width = np.int64 if pa.types.is_large_list(lists.type) else np.int32
+    offsets = np.frombuffer(lists.buffers()[1], dtype=width)[
+        lists.offset:lists.offset + len(lists) + 1].astype(np.int64)
+    lengths = np.diff(offsets)
+    strings = lists.values.slice(int(offsets[0]), int(offsets[-1] - offsets[0]))
+    codes = card_code_array(strings)
+    if lists.null_count:  # a null list holds no cards, whatever its offsets span
+        codes[np.repeat(column.is_null().to_numpy(), lengths)] = NO_CARD
+    text = None
+    if names:
+        # Each string's canonical spelling, null where it is no card, back in its lists.
+        known = codes >= 0
+        indices = pa.array(np.where(known, codes, 0).astype(np.int8), mask=~known)
+        spellings = pa.DictionaryArray.from_arrays(indices, pa.array(CARD_NAMES)
+                                                   ).cast(pa.string())
+        rebuilt = type(lists).from_arrays(pa.array(offsets - offsets[0], type=pa.int64())
+                                          .cast(lists.offsets.type), spellings,
+                                          mask=column.is_null().to_arrow())
+        text = pl.Series(rebuilt).list.join(" ").replace("", None)
+    return _FlatCards(lengths, codes, strings, text)
+
+
 def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
                  ) -> tuple[pl.DataFrame, pl.DataFrame, np.ndarray]:
-    """Seat-level checks; returns seats in (record, seat) order, reasons, (n, 13) codes."""
+    """Seat-level checks; returns seats in (record, seat) order (with ``_discards``, the
+    discards as canonical text), reasons, (n, 13) codes."""
     seats = (seats.sort("record", "seat", maintain_order=True)
              .with_row_index("_seat_row"))
     n = seats.height
     cards = np.full((n, 13), NO_CARD, dtype=np.int8)
-    exploded_parts = []
-    for row in (*Row, "discards"):
-        # Where the row's cards go in the 13 slots (discards go nowhere).
-        start, size = ROW_SLOTS.get(row, (-1, 0)) if isinstance(row, Row) else (-1, 0)
-        exploded_parts.append(
-            seats.select("_seat_row", "record", "seat", pl.col(row).alias("card"),
-                         pl.int_ranges(0, pl.col(row).list.len(), dtype=pl.Int64)
-                         .alias("position"))
-            .explode("card", "position").drop_nulls("card")
-            .with_columns(pl.lit(str(row)).alias("row"), pl.lit(start).alias("_start"),
-                          pl.lit(size).alias("_size"))
-        )
-    exploded = pl.concat(exploded_parts)
-    exploded = exploded.with_columns(card_codes(exploded["card"]).alias("code"))
+    flats = {str(row): _flat_cards(seats[str(row)], names=row == "discards")
+             for row in (*Row, "discards")}
+    discards_text = flats["discards"].text
+    assert discards_text is not None
+    seats = seats.with_columns(discards_text.alias("_discards"))
 
     variant_of = hands.select("record", "_variant")
+    hand_checks = _seat_count_checks(seats, variant_of)
+
+    # Jokers and copies of a card a hand may hold, by record (its variant's deck).
+    seat_records = seats["record"].to_numpy().astype(np.int64)
+    known_records = variant_of["record"].drop_nulls()
+    size = int(known_records.max()) + 1 if len(known_records) else 1  # type: ignore[arg-type]
+    jokers_of = _by_record(variant_of, JOKERS, 0, size)
+    decks_of = _by_record(variant_of, DECKS, 1, size)
+
+    def cards_at(flat: _FlatCards, elements: npt.NDArray[np.int64], row: str) -> pl.DataFrame:
+        rows = flat.seat_rows(elements)
+        records = seat_records[rows]
+        codes = flat.codes[elements]
+        return pl.DataFrame({
+            "record": seats["record"].gather(rows), "seat": seats["seat"].gather(rows),
+            "card": pl.Series(flat.strings.take(pa.array(elements)), dtype=pl.String),
+            "code": pl.Series(codes, dtype=pl.Int8),
+            "_jokers": jokers_of[np.minimum(records, size - 1)],
+        }).with_columns(pl.lit(row).alias("row"),
+                        pl.when(pl.col("code") >= 0).then(pl.col("code")).alias("code"))
+
+    # The cards a check may fail on (not a card; a joker), in the order of the rows,
+    # then the seats, then the cards: few, checked as a frame.
+    suspects = [cards_at(flat, np.flatnonzero((flat.codes == INVALID_CARD)
+                                              | (flat.codes >= JOKER)), row)
+                for row, flat in flats.items()]
+    where = pl.format("seat {} {}", pl.col("seat"), pl.col("row"))
+    card_checks = _first_reason(pl.concat(suspects), [
+        ("card", pl.col("code").is_null(), pl.format("bad card '{}' ({})", pl.col("card"), where)),
+        ("card", (pl.col("code") >= JOKER) & (pl.col("_jokers") == 0),
+         pl.format("joker '{}' ({}) in a variant without jokers", pl.col("card"), where)),
+    ])
+    size_checks = _row_size_checks(seats)
+    money_checks = _money_checks(seats)
+    # A card more often in one hand than its decks hold it (a joker: than the deck's
+    # jokers): count (record, card) keys with numpy; only keys seen twice, and jokers,
+    # may be more than allowed.
+    first_record = int(seat_records.min()) if n else 0
+    keys = np.concatenate([np.where(
+        flat.codes >= 0,
+        np.repeat(seat_records - first_record, flat.lengths) * 64 + np.minimum(flat.codes, JOKER),
+        -1) for flat in flats.values()])
+    valid = np.flatnonzero(keys >= 0)
+    valid_keys = keys[valid]
+    times = np.bincount(valid_keys)[valid_keys] if len(valid_keys) else valid_keys
+    maybe = np.flatnonzero((times > 1) | (valid_keys % 64 >= JOKER))
+    maybe_records = np.minimum(valid_keys[maybe] // 64 + first_record, size - 1)
+    allowed = np.where(valid_keys[maybe] % 64 >= JOKER, jokers_of[maybe_records],
+                       decks_of[maybe_records])
+    repeated = valid[maybe[times[maybe] > allowed]]
+    bounds = np.cumsum([0, *(len(flat.codes) for flat in flats.values())])
+    repeats = [cards_at(flat, repeated[(repeated >= low) & (repeated < high)] - low, row)
+               .select("record", "seat", "code", "row")
+               for (row, flat), low, high in zip(flats.items(), bounds[:-1], bounds[1:],
+                                                 strict=True)]
+    duplicate_checks = _duplicate_reasons(pl.concat(repeats))
+    reasons = pl.concat([hand_checks, card_checks, size_checks, money_checks,
+                         duplicate_checks])
+
+    for row, (start, row_size) in ROW_SLOTS.items():
+        flat = flats[str(row)]
+        if (flat.lengths == row_size).all():  # full rows, the usual case: one block
+            cards[:, start:start + row_size] = np.maximum(flat.codes, NO_CARD).reshape(
+                n, row_size)
+            continue
+        seat_row, position = flat.positions()
+        placed = (flat.codes >= 0) & (position < row_size)
+        cards[seat_row[placed], start + position[placed]] = flat.codes[placed]
+    return seats, reasons, cards
+
+
+def _seat_count_checks(seats: pl.DataFrame, variant_of: pl.DataFrame) -> pl.DataFrame:
+    """Hand-level checks of the seats: players the variant allows, seat numbers and
+    names, each once."""
     counts = seats.group_by("record").agg(
         pl.len().alias("_players"),
         pl.col("seat").n_unique().alias("_seats"),
@@ -409,7 +567,7 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
     highs = pl.col("_variant").replace_strict(
         {v.value: hi for v, (_, hi) in PLAYER_RANGE.items()}, default=4, return_dtype=pl.Int64)
     players = pl.col("_players").fill_null(0)
-    hand_checks = _first_reason(counts, [
+    return _first_reason(counts, [
         ("players", (players < lows) | (players > highs),
          pl.format("{} players in a {} hand (allowed {}-{})", players,
                    pl.col("_variant").fill_null("?"), lows, highs)),
@@ -422,77 +580,44 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
         ("seat", pl.col("_names") < pl.col("_players"), pl.lit("the same player in two seats")),
     ])
 
-    where = pl.format("seat {} {}", pl.col("seat"), pl.col("row"))
-    # Jokers and copies of a card a hand may hold, by record (its variant's deck).
-    known = variant_of.filter(pl.col("record").is_not_null())
-    record_index = known["record"].to_numpy().astype(np.int64)
-    size = int(record_index.max()) + 1 if len(record_index) else 1
-    jokers_of = np.zeros(size, dtype=np.int64)
-    decks_of = np.ones(size, dtype=np.int64)
-    jokers_of[record_index] = known["_variant"].replace_strict(
-        {v.value: n for v, n in JOKERS.items()}, default=0, return_dtype=pl.Int64).to_numpy()
-    decks_of[record_index] = known["_variant"].replace_strict(
-        {v.value: n for v, n in DECKS.items()}, default=1, return_dtype=pl.Int64).to_numpy()
-    exploded_records = exploded["record"].to_numpy()
-    exploded = exploded.with_columns(
-        pl.Series("_jokers", jokers_of[np.minimum(exploded_records, size - 1)]))
-    card_checks = _first_reason(exploded, [
-        ("card", pl.col("code").is_null(), pl.format("bad card '{}' ({})", pl.col("card"), where)),
-        ("card", (pl.col("code") >= JOKER) & (pl.col("_jokers") == 0),
-         pl.format("joker '{}' ({}) in a variant without jokers", pl.col("card"), where)),
-    ])
+
+def _row_size_checks(seats: pl.DataFrame) -> pl.DataFrame:
+    """Rows holding more cards than they hold."""
     sizes = seats.select(
         "record", "seat",
         *(pl.col(row.value).list.len().fill_null(0).alias(row.value) for row in Row))
-    size_checks = _first_reason(sizes, [
+    return _first_reason(sizes, [
         ("row size", pl.col(row.value) > row.size, pl.format(
             f"wrong row size: seat {{}} {row.value} has {{}} cards (holds {row.size})",
             pl.col("seat"), pl.col(row.value)))
         for row in Row
     ])
-    # Money a seat records must be money: a stack, what was collected, what was paid.
-    money = [(name, pl.col(name).cast(pl.String).str.strip_chars()) for name in
-             ("starting_stack", "collected", "reported_money")]
-    money_checks = _first_reason(seats.select("record", "seat", *(text.alias(name)
-                                                                  for name, text in money)), [
+
+
+def _money_check_list(names: tuple[str, ...]) -> list[tuple[str, pl.Expr, pl.Expr]]:
+    """Checks of the seats' money columns ``names`` (stripped text): each is money, and
+    a stack is not negative."""
+    return [
         *(("money", pl.col(name).is_not_null()
            & pl.col(name).cast(MONEY, strict=False).is_null(),
            pl.format(f"bad money '{{}}' (seat {{}} {name})", pl.col(name), pl.col("seat")))
-          for name, _ in money),
+          for name in names),
         ("money", pl.col("starting_stack").cast(MONEY, strict=False) < 0,
          pl.format("negative stack '{}' (seat {})", pl.col("starting_stack"), pl.col("seat"))),
-    ])
-    valid = exploded.filter(pl.col("code").is_not_null())
-    # A card more often in one hand than its decks hold it (a joker: than the deck's
-    # jokers): count (record, card) keys with numpy.
-    records = valid["record"].to_numpy()
-    first_record = int(records.min()) if len(records) else 0
-    codes = np.minimum(valid["code"].to_numpy(), JOKER)  # every joker is one kind
-    keys = (records - first_record) * 64 + codes
-    valid_records = np.minimum(records, size - 1)
-    allowed = np.where(codes >= JOKER, jokers_of[valid_records], decks_of[valid_records])
-    repeated = (np.bincount(keys)[keys] > allowed if len(keys)
-                else np.zeros(0, dtype=bool))
-    duplicate_checks = (
-        valid.filter(pl.Series(repeated))
-        .group_by("record", "code")
-        .agg(pl.format("seat {} {}", "seat", "row").alias("places"), pl.len().alias("times"))
-        .sort("record", "code")
-        .select("record", pl.lit("duplicate card").alias("kind"),
-                pl.when(pl.col("code") >= JOKER)
-                .then(pl.format("{} jokers ({}): more than the deck holds", pl.col("times"),
-                                pl.col("places").list.join(", ")))
-                .otherwise(pl.format("duplicate card {} ({})", card_names_expr(pl.col("code")),
-                                     pl.col("places").list.join(", "))).alias("reason"))
-    )
-    reasons = pl.concat([hand_checks, card_checks, size_checks, money_checks,
-                         duplicate_checks])
+    ]
 
-    placed = valid.filter(pl.col("position") < pl.col("_size"))
-    slots = placed.select("_seat_row", (pl.col("_start") + pl.col("position")).alias("slot"),
-                          "code")
-    cards[slots["_seat_row"].to_numpy(), slots["slot"].to_numpy()] = slots["code"].to_numpy()
-    return seats, reasons, cards
+
+def _money_checks(seats: pl.DataFrame) -> pl.DataFrame:
+    """Money a seat records must be money: a stack, what was collected, what was paid.
+
+    Checked on the seats that record any (often none).
+    """
+    names = ("starting_stack", "collected", "reported_money")
+    recorded = seats.filter(pl.any_horizontal(pl.col(name).is_not_null() for name in names))
+    money = [(name, pl.col(name).cast(pl.String).str.strip_chars()) for name in names]
+    return _first_reason(recorded.select("record", "seat", *(text.alias(name)
+                                                             for name, text in money)),
+                         _money_check_list(names))
 
 
 def _check_streets(streets: pl.DataFrame) -> tuple[pl.DataFrame, pl.DataFrame]:
@@ -533,8 +658,7 @@ def _canonical_frames(hands: pl.DataFrame, seats: pl.DataFrame, cards: np.ndarra
             pl.col("fl_cards").cast(pl.Int8), *CARD_COLUMNS,
             pl.col("_top").alias("top"), pl.col("_middle").alias("middle"),
             pl.col("_bottom").alias("bottom"),
-            pl.col("discards").list.eval(card_names_expr(card_codes_expr(pl.element())))
-            .list.join(" ").replace("", None).alias("discards"),
+            pl.col("_discards").alias("discards"),
             pl.col("reported_points").cast(pl.Int32),
             pl.col("reported_royalties").cast(pl.Int32),
             pl.col("starting_stack").cast(pl.String).cast(MONEY, strict=False),
