@@ -119,6 +119,8 @@ fault_mixes = st.dictionaries(st.sampled_from(list(FaultKind)), st.integers(0, 3
          faults={FaultKind.FL_CARDS: 3, FaultKind.DUPLICATE_IN_FILE: 1,
                  FaultKind.BROKEN_LINE: 1, FaultKind.DUPLICATE_ACROSS_FILES: 2,
                  FaultKind.GAP: 3, FaultKind.MIS_SCORED: 1}, gzip=False)
+# fpdb alone at three tables: the Progressive table, written as fpdb-3's Pineapple.
+@example(seed=1868, hands=398, tables=3, formats=["fpdb"], faults={}, gzip=False)
 def test_the_audit_finds_exactly_the_injected_faults(
         tmp_path: Path, seed: int, hands: int, tables: int, formats: list[str],
         faults: dict[FaultKind, int], gzip: bool) -> None:
@@ -191,3 +193,21 @@ def test_a_reject_whose_hand_arrived_whole_later_is_no_finding(tmp_path: Path) -
     ingest([tmp_path / "whole"], warehouse)  # the same hands, the sixth one whole
     assert audit_warehouse(warehouse).findings.filter(pl.col("kind") == "impossible").is_empty()
     assert written.hands == 40
+
+
+def test_a_progressive_table_with_no_other_format_at_hand_is_dealt_as_fpdb_reads_it(
+        tmp_path: Path) -> None:
+    # fpdb-3's hand object writes Progressive as Pineapple (ofcp). Dealt Progressive,
+    # this table's Fantasyland hands of 16 cards (capella-000002 and -000008, after
+    # aces on top) read back as Pineapple ones due 14: two false fl_cards findings.
+    config = SimulationConfig(seed=4, hands=30, tables=3)
+    write_simulation(config, tmp_path / "histories", "fpdb")
+    ingest([tmp_path / "histories"], tmp_path / "warehouse")
+    warehouse = Warehouse.open(tmp_path / "warehouse")
+    hands = warehouse.scan("hands").collect()
+    assert dict(hands.group_by("table").agg(pl.col("variant").unique()).iter_rows()) == {
+        "Aldebaran": ["classic"], "Betelgeuse": ["pineapple"], "Capella": ["pineapple"]}
+    dealt = warehouse.scan("seats").filter(pl.col("in_fantasyland")).collect()
+    assert set(dealt.filter(pl.col("table") == "Capella")["fl_cards"]) == {14}
+    findings = audit_warehouse(warehouse).findings
+    assert findings.filter(pl.col("severity") == "error").is_empty()

@@ -52,7 +52,11 @@ class Simulation:
     leave alone (faulty hands and the hands a Fantasyland fault is judged against).
     """
 
-    def __init__(self, config: SimulationConfig) -> None:
+    def __init__(self, config: SimulationConfig,
+                 dealt_as: Callable[[list[TablePlan]], list[TablePlan]] | None = None
+                 ) -> None:
+        """``dealt_as``: the tables as they are dealt, from the tables planned (a writer
+        whose format reads a variant as another has that other dealt)."""
         self.config = config
         seeds = np.random.SeedSequence(config.seed)
         self._setup_seed, self._group_seeds = seeds.spawn(2)
@@ -60,6 +64,8 @@ class Simulation:
         self.pool: PlayerPool = player_pool(config.pool_size, rng)
         self.tables: list[TablePlan] = plan_tables(config.hands, config.table_count,
                                                    config.variants, rng, config.first_table)
+        if dealt_as is not None:
+            self.tables = dealt_as(self.tables)
         self.groups = _groups(self.tables)
         self._quotas = _spread_faults(config, self.groups, self.tables, rng)
         self.faults: list[Fault] = []

@@ -27,6 +27,7 @@ import polars as pl
 from ofc_stats.engine.rules import Variant
 from ofc_stats.formats import Format, FormatWriter, get_writer
 from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.formats.fpdb_writer import FPDB_VARIANTS
 from ofc_stats.simulate import Simulation
 from ofc_stats.simulate.config import Fault, FaultKind, SimulationConfig, SimulationError
 from ofc_stats.simulate.tables import TablePlan
@@ -127,6 +128,37 @@ UNCARRIED_VARIANTS = {Format.FPDB: frozenset({
     Variant.JOKER_ULTIMATE, Variant.DOUBLE_DECK, Variant.DOUBLE_DECK_PINEAPPLE})}
 
 
+# Variants a format's reader takes for another: fpdb-3's hand object writes Progressive
+# and Ultimate as Pineapple's ``ofcp``, so they read back as Pineapple.
+READ_AS: dict[Format, dict[Variant, Variant]] = {Format.FPDB: {
+    variant: Variant.PINEAPPLE for variant in Variant if variant is not Variant.PINEAPPLE
+    and FPDB_VARIANTS[variant.value] == FPDB_VARIANTS[Variant.PINEAPPLE.value]}}
+
+
+def dealt_as_read(tables: Sequence[TablePlan], table_format: dict[str, Format]
+                  ) -> list[TablePlan]:
+    """The tables as they are dealt: one left in a format that reads its variant as
+    another (no format at hand could take it) is dealt that other variant. Dealt as
+    planned, a Progressive table written as fpdb-3's Pineapple would break Pineapple's
+    rules (Fantasyland of 15 or 16 cards) where the ground truth says nothing is wrong.
+    """
+    return [replace(table, variant=READ_AS.get(table_format[table.name], {})
+                    .get(table.variant, table.variant)) for table in tables]
+
+
+def simulation_in(config: SimulationConfig, formats: Sequence[Format]
+                  ) -> tuple[Simulation, dict[str, Format]]:
+    """The simulation of ``config`` as ``formats`` are written (see :func:`dealt_as_read`)
+    and each table's format, chosen by the variant planned for it."""
+    table_format: dict[str, Format] = {}
+
+    def dealt_as(tables: list[TablePlan]) -> list[TablePlan]:
+        table_format.update(table_formats(tables, formats))
+        return dealt_as_read(tables, table_format)
+
+    return Simulation(config, dealt_as), table_format
+
+
 def table_formats(tables: Sequence[TablePlan], formats: Sequence[Format]) -> dict[str, Format]:
     """The format of each table's files: the formats in turn, shifted every round so
     variants and formats mix; a table whose variant its format cannot carry trades
@@ -186,7 +218,8 @@ class _Writer:
     """
 
     def __init__(self, simulation: Simulation, folder: Path, formats: Sequence[Format],
-                 broken_file: str | None, compress: bool) -> None:
+                 table_format: dict[str, Format], broken_file: str | None,
+                 compress: bool) -> None:
         self.simulation = simulation
         self.compress = compress
         self.folder = folder
@@ -197,8 +230,7 @@ class _Writer:
         rng = np.random.default_rng(np.random.SeedSequence([config.seed, 7]))
         self.rng = rng
         tables = simulation.tables
-        # Formats in turn, shifted every round so variants and formats mix.
-        self.table_format = table_formats(tables, formats)
+        self.table_format = table_format
         self.table_code = {table.name: table.code for table in tables}
         # Which tables receive each file fault, drawn in proportion to their hands.
         weights = np.array([table.hands for table in tables], dtype=np.float64)
@@ -511,8 +543,8 @@ def write_simulation(config: SimulationConfig, folder: Path | str,
     config = _spread_over_formats(config, len(chosen))
     replaced = _remove_previous(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    simulation = Simulation(config)
-    writer = _Writer(simulation, folder, chosen, broken_file, compress)
+    simulation, table_format = simulation_in(config, chosen)
+    writer = _Writer(simulation, folder, chosen, table_format, broken_file, compress)
     writer.run(simulation)
     record_faults = [replace(fault, file=writer.hand_files.get(fault.hand_id, ""))
                      for fault in simulation.faults]
