@@ -13,13 +13,12 @@ from ofc_stats.engine.rules import Row
 from ofc_stats.formats.canonical import (
     DECKS,
     JOKERS,
-    _duplicate_reasons,
     _first_reason,
     _money_check_list,
     _row_size_checks,
     _seat_count_checks,
-    _twice_reasons,
 )
+from ofc_stats.formats.card_reasons import duplicate_reasons, twice_reasons
 
 
 def reference_check_seats(seats: pl.DataFrame, hands: pl.DataFrame
@@ -84,7 +83,7 @@ def reference_check_seats(seats: pl.DataFrame, hands: pl.DataFrame
     allowed = np.where(codes >= JOKER, jokers_of[valid_records], decks_of[valid_records])
     repeated = (np.bincount(keys)[keys] > allowed if len(keys)
                 else np.zeros(0, dtype=bool))
-    duplicate_checks = _duplicate_reasons(valid.filter(pl.Series(repeated)))
+    duplicate_checks = duplicate_reasons(valid.filter(pl.Series(repeated)))
     reasons = pl.concat([hand_checks, card_checks, size_checks, money_checks,
                          duplicate_checks])
 
@@ -121,4 +120,4 @@ def reference_cards_twice(streets: pl.DataFrame, hands: pl.DataFrame) -> pl.Data
     repeated = np.bincount(keys)[keys] > allowed
     if not repeated.any():
         return pl.DataFrame(schema={"record": pl.Int64, "reason": pl.String})
-    return _twice_reasons(valid.filter(pl.Series(repeated)))
+    return twice_reasons(valid.filter(pl.Series(repeated)))

@@ -33,10 +33,8 @@ The canonical frames have the schemas of the warehouse's tables
 
 from __future__ import annotations
 
-import threading
 from dataclasses import dataclass
 
-import duckdb
 import numpy as np
 import numpy.typing as npt
 import polars as pl
@@ -50,10 +48,10 @@ from ofc_stats.engine.cards import (
     NO_CARD,
     card_code_array,
     card_codes,
-    card_names_expr,
 )
 from ofc_stats.engine.rules import Row, Variant, ruleset_for_variant
-from ofc_stats.util.duckdb_connection import duckdb_cursor
+from ofc_stats.formats.card_reasons import duplicate_reasons, twice_reasons
+from ofc_stats.formats.content_hash import content_hash
 from ofc_stats.warehouse.schemas import (
     HANDS_SCHEMA,
     MONEY,
@@ -348,41 +346,7 @@ def _cards_twice(streets: pl.DataFrame, hands: pl.DataFrame) -> pl.DataFrame:
     repeated = np.bincount(keys)[keys] > allowed
     if not repeated.any():
         return pl.DataFrame(schema={"record": pl.Int64, "reason": pl.String})
-    return _twice_reasons(valid.filter(pl.Series(repeated)))
-
-
-def _twice_reasons(repeated: pl.DataFrame) -> pl.DataFrame:
-    """(``record``, ``reason``) of the street cards placed more often than allowed."""
-    where = pl.format("seat {} street {} {}", "seat", "street",
-                      pl.coalesce(pl.col("row"), pl.col("action")))
-    cards = (repeated.group_by("record", "code", maintain_order=True)
-             .agg(where.alias("places")))
-    return cards.group_by("record", maintain_order=True).agg(
-        pl.len().alias("cards"), pl.col("code").first(), pl.col("places").first(),
-    ).select(
-        pl.col("record").cast(pl.Int64),
-        pl.format("{} placed twice in the streets ({}: {}): the hand is stored without them",
-                  pl.when(pl.col("cards") == 1).then(pl.lit("a card"))
-                  .otherwise(pl.format("{} cards", pl.col("cards"))),
-                  card_names_expr(pl.col("code")), pl.col("places").list.join(", "))
-        .alias("reason"))
-
-
-def _duplicate_reasons(repeated: pl.DataFrame) -> pl.DataFrame:
-    """``record``, ``kind``, ``reason`` of the board cards (``record``, ``seat``,
-    ``row``, ``code``, in the order of the rows) a hand holds more often than allowed."""
-    return (
-        repeated
-        .group_by("record", "code")
-        .agg(pl.format("seat {} {}", "seat", "row").alias("places"), pl.len().alias("times"))
-        .sort("record", "code")
-        .select("record", pl.lit("duplicate card").alias("kind"),
-                pl.when(pl.col("code") >= JOKER)
-                .then(pl.format("{} jokers ({}): more than the deck holds", pl.col("times"),
-                                pl.col("places").list.join(", ")))
-                .otherwise(pl.format("duplicate card {} ({})", card_names_expr(pl.col("code")),
-                                     pl.col("places").list.join(", "))).alias("reason"))
-    )
+    return twice_reasons(valid.filter(pl.Series(repeated)))
 
 
 def _slow_timestamps(hands: pl.DataFrame) -> pl.DataFrame:
@@ -533,7 +497,7 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame
                .select("record", "seat", "code", "row")
                for (row, flat), low, high in zip(flats.items(), bounds[:-1], bounds[1:],
                                                  strict=True)]
-    duplicate_checks = _duplicate_reasons(pl.concat(repeats))
+    duplicate_checks = duplicate_reasons(pl.concat(repeats))
     reasons = pl.concat([hand_checks, card_checks, size_checks, money_checks,
                          duplicate_checks])
 
@@ -710,50 +674,3 @@ def _action_order(records: pl.Series) -> pl.Expr:
         order = np.arange(len(values)) - np.repeat(starts, sizes)
         return pl.lit(pl.Series("action_order", order, dtype=pl.Int16))
     return pl.int_range(pl.len(), dtype=pl.Int16).over("record").alias("action_order")
-
-
-_local = threading.local()
-
-
-def _duckdb() -> duckdb.DuckDBPyConnection:
-    """This thread's DuckDB connection (opening one costs more than hashing a batch)."""
-    connection: duckdb.DuckDBPyConnection | None = getattr(_local, "connection", None)
-    if connection is None:
-        connection = _local.connection = duckdb_cursor()
-    return connection
-
-
-def content_hash(hands: pl.DataFrame, seats: pl.DataFrame) -> pl.Series:
-    """md5 of what makes a hand *that* hand, aligned with ``hands`` (by ``record``).
-
-    The identity is the site, id, table, start time, variant and each seat's number,
-    player, Fantasyland flag and final board: what every format records. Reported
-    points, stakes and streets are left out so that two formats of the same hand
-    agree (ingest compares points, stakes and button apart, where both copies have
-    them: ``ofc_stats.ingest.hand_keys``). md5 (via DuckDB, vectorised) is stable
-    across library versions, unlike polars' own hash.
-    """
-    seat_text = (
-        seats.select("record", "seat", pl.concat_str(
-            [pl.col("seat").cast(pl.String), "player", pl.col("in_fantasyland").cast(pl.String),
-             "top", "middle", "bottom"], separator="|").alias("text"))
-        .sort("record", "seat")
-        .group_by("record", maintain_order=True)
-        .agg(pl.col("text").str.join(";"))
-    )
-    identity = hands.join(seat_text, on="record", how="left").select(
-        "record",
-        pl.concat_str([pl.col("site"), pl.col("hand_id"), pl.col("table"),
-                       pl.col("started_at").dt.strftime("%Y-%m-%dT%H:%M:%S%.6f"),
-                       pl.col("variant"), pl.col("text").fill_null("")],
-                      separator="\x1f").alias("identity"),
-    )
-    connection = _duckdb()
-    connection.register("identity", identity)
-    try:
-        hashed = connection.sql(
-            "SELECT record, md5(identity) AS content_hash FROM identity").pl()
-    finally:
-        connection.unregister("identity")
-    return hands.select("record").join(hashed, on="record", how="left",
-                                       maintain_order="left")["content_hash"]

@@ -23,7 +23,8 @@ import polars as pl
 
 from ofc_stats.engine.boards import board_list_expr
 from ofc_stats.engine.cards import card_names_expr
-from ofc_stats.formats.canonical import CanonicalBatch, content_hash
+from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.formats.content_hash import content_hash
 from ofc_stats.ingest.conflicts import conflict_rejects, differing_details
 from ofc_stats.ingest.keys import HandIndex, detail_matrix, hand_keys
 

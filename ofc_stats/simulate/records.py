@@ -15,7 +15,8 @@ from ofc_stats.engine.boards import card_frame, row_text_exprs
 from ofc_stats.engine.cards import card_names_expr
 from ofc_stats.engine.rules import Variant
 from ofc_stats.engine.stakes import MICROS_PER_CENT
-from ofc_stats.formats.canonical import CanonicalBatch, content_hash
+from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.formats.content_hash import content_hash
 from ofc_stats.simulate.placement import DISCARD
 from ofc_stats.simulate.tables import GroupResult, PlayerPool, TablePlan
 from ofc_stats.warehouse.schemas import HANDS_SCHEMA, PROBLEMS_SCHEMA, SEATS_SCHEMA, STREETS_SCHEMA
