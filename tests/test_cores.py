@@ -35,7 +35,7 @@ def sizes(cores: set[int] | None = None) -> dict[str, int]:
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="needs CPU affinity (Linux)")
 def test_one_core_parses_and_scores_one_batch_at_a_time() -> None:
     one = sizes({min(os.sched_getaffinity(0))})
-    assert one == {"cores": 1, "parse": 1, "hands": 10_000, "bytes": 32 << 20, "score": 1,
+    assert one == {"cores": 1, "parse": 1, "hands": 10_000, "bytes": 24 << 20, "score": 1,
                    "rows": 1 << 19}
 
 
@@ -44,6 +44,6 @@ def test_what_is_in_flight_stays_the_same_on_more_cores() -> None:
     assert found["cores"] == available_cores()
     assert found["parse"] == min(8, found["cores"])
     assert found["parse"] * found["hands"] <= 10_000
-    assert found["parse"] * found["bytes"] <= 32 << 20
+    assert found["parse"] * found["bytes"] <= 24 << 20
     assert found["score"] == found["cores"]
     assert found["score"] * found["rows"] <= max(1 << 19, found["cores"] << 16)

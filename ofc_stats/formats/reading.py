@@ -49,8 +49,9 @@ FILE_SHIFT = 40
 PARSE_THREADS = min(8, available_cores())
 # A batch also ends after this much text (and the rest of its chunk): what parsing holds
 # follows the bytes, and hands differ in size (four players, Fantasyland, fpdb's JSON).
-# The text in flight stays at about 32 MiB however many batches are.
-BATCH_BYTES = max(4 << 20, (32 << 20) // PARSE_THREADS)
+# The text in flight stays at about 24 MiB however many batches are (fpdb-3's hands,
+# 10 KB each, stop at it: 100 k of them peak at 0.82 GiB, 0.90 at 32 MiB).
+BATCH_BYTES = max(4 << 20, (24 << 20) // PARSE_THREADS)
 
 
 @dataclass(frozen=True)
