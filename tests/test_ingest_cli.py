@@ -193,6 +193,13 @@ def test_bench_ingest_measures_each_size_on_one_core_and_on_all() -> None:
                           r"decoder [\d.]+ s; on \d+: [\d.]+x and [\d.]+x", result.stdout)) == 2
 
 
+def test_bench_ingest_refuses_an_unknown_format_in_one_line() -> None:
+    result = runner.invoke(app, ["bench", "ingest", "--hands", "10", "--format", "nope"])
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "ofc-stats: error: unknown format 'nope' (choose from jsonl, text, csv, fpdb)")
+
+
 @pytest.mark.parametrize("fmt", list(Format))
 def test_each_ceiling_decodes_the_whole_file(tmp_path: Path, fmt: Format) -> None:
     path = tmp_path / f"hands.{fmt}"

@@ -35,6 +35,7 @@ from ofc_stats.formats import SNIFF_BYTES, Format, get_writer
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import SplitFile
 from ofc_stats.formats.samples import sample_hands
+from ofc_stats.ingest.errors import UnknownFormatOptionError
 from ofc_stats.util.cores import available_cores
 from ofc_stats.util.memory import process_peak_mb
 
@@ -285,7 +286,7 @@ def benchmark_ingest(hands: int | Sequence[int] = (10_000, 100_000),
     the format's reader alone, to show what ingest adds to reading. With ``cores``, a
     second process pinned to one core ingests and decodes the file again.
     """
-    chosen = [Format(fmt) for fmt in formats] if formats else list(Format)
+    chosen = [_format_named(fmt) for fmt in formats] if formats else list(Format)
     sizes = [hands] if isinstance(hands, int) else list(hands)
     results = []
     with tempfile.TemporaryDirectory(prefix="ofc-bench-ingest-") as folder:
@@ -293,6 +294,15 @@ def benchmark_ingest(hands: int | Sequence[int] = (10_000, 100_000),
             for fmt in chosen:
                 results.append(_measure_format(fmt, size, Path(folder), seed, files, cores))
     return results
+
+
+def _format_named(name: str) -> Format:
+    try:
+        return Format(str(name).lower())
+    except ValueError:
+        choices = ", ".join(f.value for f in Format)
+        raise UnknownFormatOptionError(f"unknown format {name!r} (choose from {choices})"
+                                       ) from None
 
 
 def _measure_format(fmt: Format, hands: int, folder: Path, seed: int, files: int,
