@@ -197,7 +197,7 @@ def test_bench_ingest_refuses_an_unknown_format_in_one_line() -> None:
     result = runner.invoke(app, ["bench", "ingest", "--hands", "10", "--format", "nope"])
     assert result.exit_code == 2
     assert result.stderr.strip() == (
-        "ofc-stats: error: unknown format 'nope' (choose from jsonl, text, csv, fpdb)")
+        "ofc-stats: error: unknown format 'nope' (one of jsonl, text, csv, fpdb)")
 
 
 @pytest.mark.parametrize("fmt", list(Format))

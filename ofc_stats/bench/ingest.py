@@ -31,11 +31,10 @@ from ofc_stats.bench.ceilings import (
     ratio,
     serial_share,
 )
-from ofc_stats.formats import SNIFF_BYTES, Format, get_writer
+from ofc_stats.formats import SNIFF_BYTES, Format, get_reader, get_writer
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.reading import SplitFile
 from ofc_stats.formats.samples import sample_hands
-from ofc_stats.ingest.errors import UnknownFormatOptionError
 from ofc_stats.util.cores import available_cores
 from ofc_stats.util.memory import process_peak_mb
 
@@ -179,7 +178,7 @@ def read_alone(files: Sequence[Path]) -> int:
     """Read ``files`` with their format's reader on this thread, the way ingest reads
     them: a big file in batches, small files split whole and parsed in groups of about
     a batch, each format's apart. Returns the hands read."""
-    from ofc_stats.formats import FileGroupReader, get_reader, sniff
+    from ofc_stats.formats import FileGroupReader, sniff
     from ofc_stats.ingest.grouping import SMALL_FILE_BYTES
     from ofc_stats.ingest.run import READ_BATCH_HANDS
 
@@ -217,7 +216,8 @@ def _decode_runs(fmt: str, path: Path) -> tuple[float, ...]:
 
 def _ingest_child(fmt: str, path: str, warehouse: str, everything: bool,
                   results: multiprocessing.Queue[object]) -> None:
-    """Ingest ``path`` into a fresh warehouse, then decode it with the stack twice; with
+    """Ingest ``path`` into a fresh warehouse, then decode it with the stack
+    ``DECODE_RUNS`` times; with
     ``everything`` also ingest it again as duplicates and read it with the reader alone."""
     from ofc_stats.ingest import ingest
 
@@ -286,7 +286,7 @@ def benchmark_ingest(hands: int | Sequence[int] = (10_000, 100_000),
     the format's reader alone, to show what ingest adds to reading. With ``cores``, a
     second process pinned to one core ingests and decodes the file again.
     """
-    chosen = [_format_named(fmt) for fmt in formats] if formats else list(Format)
+    chosen = [get_reader(fmt).format for fmt in formats] if formats else list(Format)
     sizes = [hands] if isinstance(hands, int) else list(hands)
     results = []
     with tempfile.TemporaryDirectory(prefix="ofc-bench-ingest-") as folder:
@@ -294,15 +294,6 @@ def benchmark_ingest(hands: int | Sequence[int] = (10_000, 100_000),
             for fmt in chosen:
                 results.append(_measure_format(fmt, size, Path(folder), seed, files, cores))
     return results
-
-
-def _format_named(name: str) -> Format:
-    try:
-        return Format(str(name).lower())
-    except ValueError:
-        choices = ", ".join(f.value for f in Format)
-        raise UnknownFormatOptionError(f"unknown format {name!r} (choose from {choices})"
-                                       ) from None
 
 
 def _measure_format(fmt: Format, hands: int, folder: Path, seed: int, files: int,
