@@ -17,7 +17,7 @@ from pathlib import Path
 
 import polars as pl
 
-from ofc_stats.bench.ceilings import decode_json_objects, ratio
+from ofc_stats.bench.ceilings import decode_json_objects, ratio, timed
 from ofc_stats.engine.rules import Variant
 from ofc_stats.formats import BATCH_HANDS, Format, ReadBatch, get_reader, get_writer
 from ofc_stats.formats.fpdb_database import read_database, write_database
@@ -74,13 +74,6 @@ class FormatsBenchmark:
 
 
 DATABASE = "fpdb-db"  # fpdb-3's SQLite database, measured beside the fpdb files
-
-
-def _json_ceiling(path: Path) -> float:
-    """Seconds DuckDB takes to parse every JSON object of a file (one per line)."""
-    started = time.perf_counter()
-    decode_json_objects(path)
-    return time.perf_counter() - started
 
 
 def _database_ceiling(path: Path) -> float:
@@ -142,7 +135,8 @@ def benchmark_formats(hands: int = 100_000, players: int = 3,
             with open(path, "wb") as stream:
                 get_writer(fmt).write([batch], stream)
             written = time.perf_counter() - started
-            ceiling = _json_ceiling(path) if fmt in (Format.JSONL, Format.FPDB) else None
+            json = fmt in (Format.JSONL, Format.FPDB)
+            ceiling = timed(decode_json_objects, path) if json else None
 
             def read_file(fmt: Format = fmt, path: Path = path) -> Iterator[ReadBatch]:
                 with open(path, "rb") as stream:
