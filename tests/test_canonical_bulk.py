@@ -10,6 +10,7 @@ from contextlib import ExitStack
 from typing import Any
 from unittest.mock import patch
 
+import numpy as np
 import polars as pl
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -87,9 +88,19 @@ def raw_batches(draw: st.DrawFn) -> tuple[pl.DataFrame, pl.DataFrame, pl.DataFra
 
 def reference_normalise(hands: pl.DataFrame, seats: pl.DataFrame,
                         streets: pl.DataFrame | None) -> CanonicalBatch:
+    seen: dict[str, pl.DataFrame] = {}
+
+    def check_seats(seats: pl.DataFrame, hands: pl.DataFrame, _limits: object
+                    ) -> tuple[pl.DataFrame, pl.DataFrame, np.ndarray]:
+        seen["hands"] = hands  # the references find each deck by a join with the hands
+        return reference_check_seats(seats, hands)
+
+    def cards_twice(streets: pl.DataFrame, _limits: object) -> pl.DataFrame:
+        return reference_cards_twice(streets, seen["hands"])
+
     with ExitStack() as stack:
-        stack.enter_context(patch.object(canonical, "_check_seats", reference_check_seats))
-        stack.enter_context(patch.object(canonical, "_cards_twice", reference_cards_twice))
+        stack.enter_context(patch.object(canonical, "_check_seats", check_seats))
+        stack.enter_context(patch.object(canonical, "_cards_twice", cards_twice))
         return normalise(hands, seats, streets, "batch.txt")
 
 
