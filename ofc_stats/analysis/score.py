@@ -115,14 +115,16 @@ class _ScoredFile:
 def _in_parallel(work: Callable[[_Item], _Result], items: Iterable[_Item]) -> Iterator[_Result]:
     """``work`` over ``items`` on ``SCORING_THREADS`` threads, results in order.
 
-    numpy, polars and the Parquet writer release the GIL for their heavy loops, so
-    two chunks in flight keep both cores busy; at most that many are held in memory.
+    numpy, polars and the Parquet writer release the GIL for their heavy loops, so a
+    chunk a thread keeps the cores busy; one more waits, read, so that a thread done
+    with its chunk starts the next at once instead of while the caller reads it. At
+    most that many are held in memory.
     """
     with ThreadPoolExecutor(max_workers=SCORING_THREADS) as pool:
         pending: deque[Future[_Result]] = deque()
         for item in items:
             pending.append(pool.submit(work, item))
-            if len(pending) >= SCORING_THREADS:
+            if len(pending) > SCORING_THREADS:
                 yield pending.popleft().result()
         while pending:
             yield pending.popleft().result()
