@@ -52,7 +52,7 @@ from ofc_stats.engine.boards import CARD_COLUMNS, board_codes, hand_starts_of
 from ofc_stats.engine.cards import (
     N_CARDS,
     NO_CARD,
-    card_codes_expr,
+    card_codes,
     card_names,
     card_names_expr,
 )
@@ -299,11 +299,11 @@ def _discard_codes(discards: pl.Series) -> tuple[npt.NDArray[np.int8], npt.NDArr
         pl.element().filter(pl.element() != ""))
     counts = lists.list.len().to_numpy().astype(np.int64)
     exploded = (pl.DataFrame({"row": np.arange(len(lists)), "card": lists})
-                .explode("card").drop_nulls("card")
-                .with_columns(pl.int_range(pl.len()).over("row").alias("position"),
-                              card_codes_expr(pl.col("card")).fill_null(UNREADABLE)
-                              .alias("code"))
-                .filter(pl.col("position") < MAX_DISCARDS))
+                .explode("card").drop_nulls("card"))
+    exploded = (exploded.with_columns(  # the cards parsed in bulk, not one by one
+        pl.int_range(pl.len()).over("row").alias("position"),
+        card_codes(exploded["card"]).fill_null(UNREADABLE).alias("code"))
+        .filter(pl.col("position") < MAX_DISCARDS))
     codes = np.full((len(lists), MAX_DISCARDS), NO_CARD, dtype=np.int8)
     codes[exploded["row"].to_numpy(), exploded["position"].to_numpy()] = \
         exploded["code"].to_numpy()
