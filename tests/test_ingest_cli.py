@@ -11,10 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+import polars as pl
 import pytest
 from typer.testing import CliRunner
 
-from ofc_stats.bench.ceilings import DECODERS, decode_seconds
+from ofc_stats.bench.ceilings import DECODERS, decode_seconds, store_seconds
 from ofc_stats.bench.ingest import read_alone, write_files, write_format
 from ofc_stats.cli import app
 from ofc_stats.formats import Format, get_writer
@@ -181,6 +182,10 @@ def test_bench_ingest_measures_each_format(tmp_path: Path) -> None:
     assert figures["speedup"] == 0
     # Both warm: the process ingested a small file of the same format first.
     assert figures["warmup_seconds"] > 0
+    # The decoder again, storing what it decoded: the least an ingest that keeps it does.
+    assert len(figures["store_seconds"]) == 3
+    assert figures["stored_ceiling_ratio"] == pytest.approx(
+        sorted(figures["store_seconds"])[1] / figures["seconds"])
 
 
 def test_bench_ingest_measures_each_size_on_one_core_and_on_all() -> None:
@@ -212,6 +217,12 @@ def test_each_ceiling_decodes_the_whole_file(tmp_path: Path, fmt: Format) -> Non
     expected = {Format.CSV: 3 * 40, Format.TEXT: len(path.read_text().splitlines())}
     assert decoded == expected.get(fmt, 40)
     assert decode_seconds(fmt, path) > 0
+    # Storing: one Parquet file of what was decoded (removed once timed).
+    stored = tmp_path / "stored.parquet"
+    assert DECODERS[fmt][1](path, stored) == decoded
+    assert pl.scan_parquet(stored).select(pl.len()).collect().item() == decoded
+    assert store_seconds(fmt, path, stored) > 0
+    assert not stored.exists()
 
 
 def test_bench_ingest_measures_a_folder_of_small_files(tmp_path: Path) -> None:

@@ -12,6 +12,10 @@ Ingest is measured against decoding the file only, without checks, dedupe or Par
   name, so no fixed schema holds them);
 - text: polars splitting the file into lines and one regex pass over every line;
 - CSV: ``polars.read_csv`` of the whole file, every field as text.
+
+Each decoder can also store what it decoded as one Parquet file, compressed as the
+warehouse compresses (:func:`store_seconds`): the least any ingest that keeps what it
+reads must do, without a check.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ import pyarrow.json as pa_json  # type: ignore[import-untyped]
 
 from ofc_stats.formats import Format
 from ofc_stats.util.duckdb_connection import duckdb_cursor
+from ofc_stats.warehouse.files import PARQUET_COMPRESSION_LEVEL
+
+Decoder = Callable[[Path, "Path | None"], int]  # (file, where to store it or None) -> rows
 
 
 def ratio(numerator: float, denominator: float) -> float:
@@ -79,21 +86,42 @@ def _ofc_hh_schema() -> pa.Schema:
         ("players", pa.list_(player)), ("streets", pa.list_(street))])
 
 
-def decode_ofc_hh(path: Path) -> int:
+def _stored(frame: pl.DataFrame, store: Path | None) -> int:
+    """``frame``'s rows, after writing it to ``store`` (if given) as the warehouse
+    writes its files."""
+    if store is not None:
+        frame.write_parquet(store, compression="zstd",
+                            compression_level=PARQUET_COMPRESSION_LEVEL)
+    return frame.height
+
+
+def decode_ofc_hh(path: Path, store: Path | None = None) -> int:
     """Decode an ofc-hh JSON Lines file with pyarrow's JSON reader; returns its rows."""
     options = pa_json.ParseOptions(explicit_schema=_ofc_hh_schema(),
                                    unexpected_field_behavior="ignore")
-    return int(pa_json.read_json(path, parse_options=options).num_rows)
+    table = pa_json.read_json(path, parse_options=options)
+    if store is None:
+        return int(table.num_rows)
+    frame = pl.from_arrow(table)
+    assert isinstance(frame, pl.DataFrame)
+    return _stored(frame, store)
 
 
-def decode_json_objects(path: Path) -> int:
-    """Parse every JSON object of a file of one object a line with DuckDB."""
+def decode_json_objects(path: Path, store: Path | None = None) -> int:
+    """Parse every JSON object of a file of one object a line with DuckDB (storing:
+    the objects it parsed, as their text)."""
+    objects = ("FROM read_json_objects(?, format = 'newline_delimited', "
+               "maximum_object_size = 1073741824)")
     connection = duckdb_cursor()
     try:
-        row = connection.execute(
-            "SELECT count(json_valid(json)) FROM read_json_objects(?, "
-            "format = 'newline_delimited', maximum_object_size = 1073741824)",
-            [str(path)]).fetchone()
+        if store is not None:
+            row = connection.execute(
+                f"COPY (SELECT json {objects} WHERE json_valid(json)) TO '{store}' "
+                f"(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL "
+                f"{PARQUET_COMPRESSION_LEVEL})", [str(path)]).fetchone()
+        else:
+            row = connection.execute(f"SELECT count(json_valid(json)) {objects}",
+                                     [str(path)]).fetchone()
         return int(row[0]) if row else 0
     finally:
         connection.close()
@@ -104,19 +132,20 @@ def decode_json_objects(path: Path) -> int:
 _TEXT_LINE = r"^(\*\*\*[^*]*\*\*\*|[^:\[]+?)[: ]\s*(.*)$"
 
 
-def decode_text_lines(path: Path) -> int:
+def decode_text_lines(path: Path, store: Path | None = None) -> int:
     """Split a file into lines with polars and match one pattern on every line."""
     lines = pl.read_csv(path, has_header=False, separator="\x1f", quote_char=None,
                         new_columns=["line"], infer_schema=False)
-    return lines.select(pl.col("line").str.extract_groups(_TEXT_LINE)).height
+    return _stored(lines.select(pl.col("line").str.extract_groups(_TEXT_LINE)
+                                .struct.unnest()), store)
 
 
-def decode_csv(path: Path) -> int:
+def decode_csv(path: Path, store: Path | None = None) -> int:
     """Read a CSV file whole with polars, every field as text."""
-    return pl.read_csv(path, infer_schema=False).height
+    return _stored(pl.read_csv(path, infer_schema=False), store)
 
 
-DECODERS: dict[Format, tuple[str, Callable[[Path], int]]] = {
+DECODERS: dict[Format, tuple[str, Decoder]] = {
     Format.JSONL: ("pyarrow.json decoding", decode_ofc_hh),
     Format.FPDB: ("DuckDB parsing every object of", decode_json_objects),
     Format.TEXT: ("polars splitting lines and one regex over", decode_text_lines),
@@ -124,10 +153,10 @@ DECODERS: dict[Format, tuple[str, Callable[[Path], int]]] = {
 }
 
 
-def timed(decode: Callable[[Path], int], path: Path) -> float:
-    """Seconds ``decode`` takes over ``path``."""
+def timed(decode: Decoder, path: Path, store: Path | None = None) -> float:
+    """Seconds ``decode`` takes over ``path`` (storing it in ``store``, if given)."""
     started = time.perf_counter()
-    decode(path)
+    decode(path, store)
     return time.perf_counter() - started
 
 
@@ -135,3 +164,13 @@ def decode_seconds(fmt: Format | str, path: Path) -> float:
     """Seconds the stack's fastest decoder for ``fmt`` takes over ``path`` (see the
     module doc)."""
     return timed(DECODERS[Format(fmt)][1], path)
+
+
+def store_seconds(fmt: Format | str, path: Path, store: Path) -> float:
+    """Seconds the same decoder takes over ``path`` and to write what it decoded to
+    ``store`` as one Parquet file (zstd, the warehouse's level): decoding and keeping,
+    with no check, no dedupe and no second table."""
+    try:
+        return timed(DECODERS[Format(fmt)][1], path, store)
+    finally:
+        store.unlink(missing_ok=True)

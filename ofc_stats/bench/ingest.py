@@ -30,6 +30,7 @@ from ofc_stats.bench.ceilings import (
     projection_text,
     ratio,
     serial_share,
+    store_seconds,
 )
 from ofc_stats.formats import SNIFF_BYTES, Format, get_reader, get_writer
 from ofc_stats.formats.canonical import CanonicalBatch
@@ -64,6 +65,9 @@ class IngestBenchmark:
     # the ceiling): see ofc_stats.bench.ceilings.
     decoder: str = ""
     decode_seconds: tuple[float, ...] = ()
+    # The same decoder storing what it decoded as one Parquet file, as many times: the
+    # least an ingest that keeps what it reads does (ceilings.store_seconds).
+    store_seconds: tuple[float, ...] = ()
     cores: int = 0  # the cores the figures above had
     # The process first ingested a small file (see _ingest_child): what that took.
     warmup_seconds: float = 0.0
@@ -81,6 +85,16 @@ class IngestBenchmark:
     def decode_median(self) -> float:
         """The decoder's median time over its runs (0: not measured)."""
         return statistics.median(self.decode_seconds) if self.decode_seconds else 0.0
+
+    @property
+    def store_median(self) -> float:
+        """Decoding and storing: the median time over its runs (0: not measured)."""
+        return statistics.median(self.store_seconds) if self.store_seconds else 0.0
+
+    @property
+    def stored_ceiling_ratio(self) -> float:
+        """The ingest's speed over decoding and storing's."""
+        return ratio(self.store_median, self.seconds)
 
     @property
     def ceiling_ratio(self) -> float:
@@ -101,6 +115,8 @@ class IngestBenchmark:
         """Plain values, for JSON output."""
         return {**asdict(self), "reader_share": round(self.reader_share, 3),
                 "decode_median": self.decode_median, "ceiling_ratio": self.ceiling_ratio,
+                "store_median": self.store_median,
+                "stored_ceiling_ratio": self.stored_ceiling_ratio,
                 "speedup": self.speedup, "decode_speedup": self.decode_speedup,
                 "serial_share": serial_share(self.one_core_seconds, self.seconds, self.cores)}
 
@@ -119,6 +135,10 @@ class IngestBenchmark:
             f"       {self.decoder} the same bytes: {decodes}; the ingest runs at "
             f"{self.ceiling_ratio:.2f}x the decoder's speed (target 0.6x; both warm: the "
             f"process first ingested {WARMUP_HANDS} hands, in {self.warmup_seconds:.2f} s)",
+            f"       the same decoder storing what it decoded as Parquet (zstd, as the "
+            f"warehouse; no check): {self.store_median:.2f} s (median of "
+            f"{len(self.store_seconds)}), {ratio(self.decode_median, self.store_median):.2f}x "
+            f"the decoder's speed; the ingest runs at {self.stored_ceiling_ratio:.2f}x that",
             f"       the reader alone{', files grouped' if self.files > 1 else ''}: "
             f"{self.reader_seconds:.2f} s "
             f"({self.reader_share:.0%} of the ingest); again as duplicates: "
@@ -217,11 +237,35 @@ def _decode_runs(fmt: str, path: Path) -> tuple[float, ...]:
                  for _ in range(DECODE_RUNS))
 
 
+def _store_runs(fmt: str, path: Path, folder: Path) -> tuple[float, ...]:
+    """The same decoder, storing what it decoded as Parquet in ``folder``,
+    ``DECODE_RUNS`` times."""
+    files = _input_files(path)
+    return tuple(sum(store_seconds(fmt, file, folder / f"stored-{index}.parquet")
+                     for index, file in enumerate(files))
+                 for _ in range(DECODE_RUNS))
+
+
+@dataclass(frozen=True)
+class _ChildResult:
+    """What a child process measured (see :func:`_ingest_child`)."""
+
+    first: dict[str, float]  # the ingest's summary
+    again: dict[str, float]  # the same hands again, as duplicates (empty: not measured)
+    peak_memory_mb: float
+    reader_seconds: float
+    cpu_seconds: float
+    decode_seconds: tuple[float, ...]
+    store_seconds: tuple[float, ...]
+    warmup_seconds: float
+
+
 def _ingest_child(fmt: str, path: str, warmup: str, warehouse: str, everything: bool,
                   results: multiprocessing.Queue[object]) -> None:
     """Ingest ``warmup`` (a small file) into a scratch warehouse, then ``path`` into a
-    fresh one, then decode ``path`` with the stack ``DECODE_RUNS`` times; with
-    ``everything`` also ingest it again as duplicates and read it with the reader alone.
+    fresh one, then decode ``path`` with the stack ``DECODE_RUNS`` times, and as many
+    storing what it decoded; with ``everything`` also ingest it again as duplicates and
+    read it with the reader alone.
 
     The warm-up pays what a process's first ingest pays once (imports done on first
     use, thread pools, DuckDB's first connection), as the decoder's first run does
@@ -237,21 +281,23 @@ def _ingest_child(fmt: str, path: str, warmup: str, warehouse: str, everything: 
     cpu_seconds = time.process_time() - cpu_started
     peak = process_peak_mb()  # before the decoder, which holds the whole file
     decodes = _decode_runs(fmt, Path(path))
-    if not everything:
-        results.put((first.as_dict(), {}, peak, 0.0, cpu_seconds, decodes, warmup_seconds))
-        return
-    duplicate = Path(path).with_name("again-" + Path(path).name)
-    if Path(path).is_dir():
-        shutil.copytree(path, duplicate)
-    else:
-        shutil.copyfile(path, duplicate)
-    again = ingest([duplicate], warehouse)
-    _remove(duplicate)
-    started = time.perf_counter()
-    read_alone(_input_files(Path(path)))
-    reader_seconds = time.perf_counter() - started
-    results.put((first.as_dict(), again.as_dict(), peak, reader_seconds, cpu_seconds, decodes,
-                 warmup_seconds))
+    stores: tuple[float, ...] = ()
+    again: dict[str, float] = {}
+    reader_seconds = 0.0
+    if everything:
+        stores = _store_runs(fmt, Path(path), Path(warehouse).parent)
+        duplicate = Path(path).with_name("again-" + Path(path).name)
+        if Path(path).is_dir():
+            shutil.copytree(path, duplicate)
+        else:
+            shutil.copyfile(path, duplicate)
+        again = ingest([duplicate], warehouse).as_dict()
+        _remove(duplicate)
+        started = time.perf_counter()
+        read_alone(_input_files(Path(path)))
+        reader_seconds = time.perf_counter() - started
+    results.put(_ChildResult(first.as_dict(), again, peak, reader_seconds, cpu_seconds,
+                             decodes, stores, warmup_seconds))
 
 
 @contextlib.contextmanager
@@ -269,8 +315,6 @@ def _pinned(cores: int | None) -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-_ChildResult = tuple[dict[str, float], dict[str, float], float, float, float, tuple[float, ...],
-                     float]
 WARMUP_HANDS = 200  # the small file a child ingests first (see _ingest_child)
 
 
@@ -295,11 +339,13 @@ def benchmark_ingest(hands: int | Sequence[int] = (10_000, 100_000),
     """Measure ingest end to end (reading, dedupe, Parquet) for each format and size,
     against the stack's fastest decoder on the same file (:mod:`ofc_stats.bench.ceilings`).
 
-    Each format's file is ingested by a fresh process (``spawn``): first into an empty
-    warehouse (the figures and peak memory reported), then the decoder runs twice,
-    then the file is ingested again under another name (all duplicates), then read by
-    the format's reader alone, to show what ingest adds to reading. With ``cores``, a
-    second process pinned to one core ingests and decodes the file again.
+    Each format's file is ingested by a fresh process (``spawn``), after a warm-up
+    ingest of a small file: first into an empty warehouse (the figures and peak memory
+    reported), then the decoder runs three times, and three times more storing what it
+    decoded as Parquet, then the file is ingested again under another name (all
+    duplicates), then read by the format's reader alone, to show what ingest adds to
+    reading. With ``cores``, a second process pinned to one core ingests and decodes
+    the file again.
     """
     chosen = [get_reader(fmt).format for fmt in formats] if formats else list(Format)
     sizes = [hands] if isinstance(hands, int) else list(hands)
@@ -325,24 +371,26 @@ def _measure_format(fmt: Format, hands: int, folder: Path, seed: int, files: int
     write_format(fmt, warmup, WARMUP_HANDS, seed + 1)
     megabytes = sum(file.stat().st_size for file in _input_files(path)) / 1e6
     file_count = len(_input_files(path))
-    first, again, peak, reader_seconds, cpu_seconds, decodes, warmup_seconds = _run_child(
-        fmt, path, warmup, folder / f"wh-{fmt}", everything=True)
+    measured = _run_child(fmt, path, warmup, folder / f"wh-{fmt}", everything=True)
     one_core = {}
     if cores:
-        pinned, _, pinned_peak, _, _, pinned_decodes, _ = _run_child(
-            fmt, path, warmup, folder / f"wh-{fmt}-1", everything=False, cores=1)
-        one_core = {"one_core_seconds": pinned["seconds"],
-                    "one_core_decode_seconds": statistics.median(pinned_decodes),
-                    "one_core_peak_memory_mb": pinned_peak}
+        pinned = _run_child(fmt, path, warmup, folder / f"wh-{fmt}-1", everything=False,
+                            cores=1)
+        one_core = {"one_core_seconds": pinned.first["seconds"],
+                    "one_core_decode_seconds": statistics.median(pinned.decode_seconds),
+                    "one_core_peak_memory_mb": pinned.peak_memory_mb}
     _remove(path)
     _remove(warmup)
+    first, again = measured.first, measured.again
     return IngestBenchmark(
         format=str(fmt), hands=written, files=file_count, megabytes=megabytes,
-        seconds=first["seconds"], cpu_seconds=cpu_seconds,
+        seconds=first["seconds"], cpu_seconds=measured.cpu_seconds,
         hands_per_second=first["hands_per_second"],
-        megabytes_per_second=first["megabytes_per_second"], peak_memory_mb=peak,
+        megabytes_per_second=first["megabytes_per_second"],
+        peak_memory_mb=measured.peak_memory_mb,
         duplicate_seconds=again["seconds"],
         duplicate_hands_per_second=again["hands_per_second"],
-        reader_seconds=reader_seconds, write_seconds=write_seconds,
-        decoder=DECODERS[fmt][0], decode_seconds=decodes, cores=available_cores(),
-        warmup_seconds=warmup_seconds, **one_core)
+        reader_seconds=measured.reader_seconds, write_seconds=write_seconds,
+        decoder=DECODERS[fmt][0], decode_seconds=measured.decode_seconds,
+        store_seconds=measured.store_seconds, cores=available_cores(),
+        warmup_seconds=measured.warmup_seconds, **one_core)
