@@ -11,14 +11,12 @@ from ofc_stats.engine.boards import ROW_SLOTS
 from ofc_stats.engine.cards import JOKER, NO_CARD, card_codes, card_codes_expr, card_names_expr
 from ofc_stats.engine.rules import Row
 from ofc_stats.formats.canonical import (
-    DECKS,
-    JOKERS,
     _first_reason,
     _money_check_list,
     _row_size_checks,
     _seat_count_checks,
 )
-from ofc_stats.formats.card_reasons import duplicate_reasons, twice_reasons
+from ofc_stats.formats.card_reasons import DECKS, JOKERS, duplicate_reasons, twice_reasons
 
 
 def reference_check_seats(seats: pl.DataFrame, hands: pl.DataFrame

@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 from ofc_stats.formats import Format
 from ofc_stats.formats import csv as csv_format
 from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.formats.card_lists import card_lists
 from ofc_stats.formats.csv import field_counts, outside_quotes
-from ofc_stats.formats.reading import card_lists, parse_bool
+from ofc_stats.formats.reading import parse_bool
 from tests.test_formats_common import read_all
 
 # Bytes of spreadsheet text: cells, separators, quotes, line breaks, white space

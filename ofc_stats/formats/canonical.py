@@ -50,7 +50,7 @@ from ofc_stats.engine.cards import (
     card_codes,
 )
 from ofc_stats.engine.rules import Row, Variant, ruleset_for_variant
-from ofc_stats.formats.card_reasons import duplicate_reasons, twice_reasons
+from ofc_stats.formats.card_reasons import DeckLimits, duplicate_reasons, twice_reasons
 from ofc_stats.formats.content_hash import content_hash
 from ofc_stats.warehouse.schemas import (
     HANDS_SCHEMA,
@@ -62,9 +62,6 @@ from ofc_stats.warehouse.schemas import (
 
 # Players a variant's deck deals (RULES §4: classic 2-4, Pineapple 2-3; two decks more).
 PLAYER_RANGE = {variant: (2, ruleset_for_variant(variant).max_players) for variant in Variant}
-# Copies of each card a hand may hold, and jokers, per variant (RULES §1, §9, §10).
-DECKS = {variant: ruleset_for_variant(variant).decks for variant in Variant}
-JOKERS = {variant: ruleset_for_variant(variant).jokers * DECKS[variant] for variant in Variant}
 
 VARIANT_NAMES = {
     "classic": Variant.CLASSIC, "ofc": Variant.CLASSIC, "regular": Variant.CLASSIC,
@@ -297,7 +294,7 @@ def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
          pl.format("bad point value '{}'", pl.col("point_value").cast(pl.String))),
     ])
 
-    limits = _DeckLimits.of(hands.select("record", "_variant"))
+    limits = DeckLimits.of(hands.select("record", "_variant"))
     seats, seat_reasons, cards = _check_seats(seats, hands, limits)
     streets, street_reasons = _check_streets(streets)
     reasons = pl.concat([hand_reasons, seat_reasons, street_reasons])
@@ -335,7 +332,7 @@ def normalise(raw_hands: pl.DataFrame, raw_seats: pl.DataFrame,
     return _canonical_frames(good_hands, good_seats, good_cards, good_streets, file, problems)
 
 
-def _cards_twice(streets: pl.DataFrame, limits: _DeckLimits) -> pl.DataFrame:
+def _cards_twice(streets: pl.DataFrame, limits: DeckLimits) -> pl.DataFrame:
     """(``record``, ``reason``) of hands whose streets place or discard a card more often
     than their variant's decks hold it (once in one deck; a joker: as many times as
     the deck has jokers).
@@ -370,40 +367,6 @@ def _slow_timestamps(hands: pl.DataFrame) -> pl.DataFrame:
                           pl.when(pl.col("_slow_at").is_not_null()).then(pl.col("_slow_offset"))
                           .otherwise(pl.col("_offset")).alias("_offset"))
             .drop("_slow_at", "_slow_offset"))
-
-
-@dataclass(frozen=True)
-class _DeckLimits:
-    """How many jokers, and copies of a card, each record's deck holds (its variant's;
-    no jokers and one deck for an unknown variant or a record not listed)."""
-
-    jokers: npt.NDArray[np.int64]  # indexed by record
-    copies: npt.NDArray[np.int64]
-
-    @classmethod
-    def of(cls, variants: pl.DataFrame) -> _DeckLimits:
-        """The limits of ``variants`` (``record``, ``_variant``): one look-up for both
-        counts, not a join (each polars step costs a batch a fixed ~0.2 ms)."""
-        if variants["record"].null_count():
-            variants = variants.filter(pl.col("record").is_not_null())
-        records = variants["record"].to_numpy().astype(np.int64)
-        size = int(records.max()) + 1 if len(records) else 1
-        # Packed as jokers * 16 + decks: a deck holds fewer than 16 jokers.
-        packed = variants["_variant"].replace_strict(
-            {v.value: JOKERS[v] * 16 + DECKS[v] for v in Variant}, default=1,
-            return_dtype=pl.Int64).fill_null(1).to_numpy()
-        jokers = np.zeros(size, dtype=np.int64)
-        copies = np.ones(size, dtype=np.int64)
-        jokers[records], copies[records] = np.divmod(packed, 16)
-        return cls(jokers, copies)
-
-    def at(self, records: npt.NDArray[np.int64]
-           ) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]:
-        """(jokers, copies) of each of ``records``."""
-        listed = records < len(self.jokers)
-        index = np.where(listed, records, 0)
-        return (np.where(listed, self.jokers[index], 0),
-                np.where(listed, self.copies[index], 1))
 
 
 @dataclass(frozen=True)
@@ -458,7 +421,7 @@ def _flat_cards(column: pl.Series, *, names: bool = False) -> _FlatCards:
     return _FlatCards(lengths, codes, strings, text)
 
 
-def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame, limits: _DeckLimits
+def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame, limits: DeckLimits
                  ) -> tuple[pl.DataFrame, pl.DataFrame, np.ndarray]:
     """Seat-level checks; returns seats in (record, seat) order (with ``_discards``, the
     discards as canonical text), reasons, (n, 13) codes."""

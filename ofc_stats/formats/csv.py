@@ -36,6 +36,7 @@ import polars as pl
 from ofc_stats.engine.rules import Row, Variant
 from ofc_stats.formats import BATCH_HANDS, Format
 from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.formats.card_lists import card_lists
 from ofc_stats.formats.reading import (
     FALSE_WORDS,
     TRUE_WORDS,
@@ -44,7 +45,6 @@ from ofc_stats.formats.reading import (
     ReadBatch,
     SplitFile,
     Units,
-    card_lists,
     empty_problems,
     encoding_reasons,
     file_index,

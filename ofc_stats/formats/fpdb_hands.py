@@ -28,12 +28,12 @@ import polars as pl
 
 from ofc_stats.engine.cards import card_codes_expr
 from ofc_stats.engine.rules import Row, Variant
+from ofc_stats.formats.card_lists import with_card_lists
 from ofc_stats.formats.reading import (
     first_error,
     parse_bool,
     parse_int_in,
     street_actions,
-    with_card_lists,
 )
 
 _TEXT = "VARCHAR"

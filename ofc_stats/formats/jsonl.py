@@ -31,6 +31,7 @@ import pyarrow.json as pa_json  # type: ignore[import-untyped]
 from ofc_stats.engine.rules import Row
 from ofc_stats.formats import BATCH_HANDS, Format
 from ofc_stats.formats.canonical import CanonicalBatch
+from ofc_stats.formats.card_lists import with_card_lists
 from ofc_stats.formats.reading import (
     TRUNCATED,
     RawHands,
@@ -47,7 +48,6 @@ from ofc_stats.formats.reading import (
     set_aside,
     split_file,
     street_actions,
-    with_card_lists,
     with_errors,
     without_undecodable,
 )

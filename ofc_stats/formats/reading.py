@@ -26,7 +26,7 @@ import polars as pl
 
 from ofc_stats.engine.rules import Row
 from ofc_stats.formats.canonical import MAX_RAW_CHARS, CanonicalBatch, normalise
-from ofc_stats.formats.card_lists import list_card_tokens
+from ofc_stats.formats.card_lists import list_card_tokens, with_card_lists
 from ofc_stats.formats.dealt import dealt_mismatch
 from ofc_stats.formats.streaming import (
     ByteSource,
@@ -38,8 +38,6 @@ from ofc_stats.formats.streaming import (
 from ofc_stats.util.cores import available_cores
 from ofc_stats.warehouse.schemas import PROBLEMS_SCHEMA
 
-# A card token inside a list's JSON text ('["Ah","Kd"]') or a space-separated string.
-CARD_TOKEN = r"[^\s,\[\]\"]+"
 TRUNCATED = "the file ends inside this hand (half-written?); read again once complete"
 # Files parsed together (parse_files) are told apart by the high bits of each unit's
 # line number (or byte offset) while in one batch.
@@ -412,43 +410,6 @@ def without_undecodable(chunk: TextChunk, units: pl.DataFrame, starts: Positions
         file, bad["line"], "encoding",
         bad["_unit"].replace_strict(undecodable, return_dtype=pl.String), bad["text"])
     return numbered.filter(~is_bad).drop("_unit"), problems
-
-
-def card_lists(column: str) -> pl.Expr:
-    """Card strings out of a list's JSON text or a space- or comma-separated string."""
-    return pl.col(column).str.extract_all(CARD_TOKEN)
-
-
-def with_card_lists(frame: pl.DataFrame, columns: Sequence[str]) -> pl.DataFrame:
-    """``frame`` with each card-list text column (a list's JSON text as DuckDB writes
-    it, ``["Ah","Kd"]``, or a string such as ``"Ah Kd"``) turned into a list.
-
-    DuckDB's text of a list of strings is split on ``","`` (literal, fast); the
-    other texts, usually none, go through :func:`card_lists`. Every column in one
-    pass, after one that counts the other texts (a step per column and test was 70 of
-    the 170 polars steps parsing a batch of fpdb-3 hands took).
-    """
-    # Columns already lists (JSON decoded with types) stay as they are.
-    texts = [name for name in columns if not isinstance(frame.schema[name], pl.List)]
-    if not texts:
-        return frame
-
-    def duckdb_list(name: str) -> pl.Expr:
-        text = pl.col(name)
-        return (text.str.starts_with('["') & text.str.ends_with('"]')) | (text == "[]")
-
-    others = frame.select((~duckdb_list(name) & pl.col(name).is_not_null()).sum().alias(name)
-                          for name in texts).row(0)
-    lists = []
-    for name, other in zip(texts, others, strict=True):
-        text = pl.col(name)
-        split = (pl.when(text == "[]").then(pl.lit([], pl.List(pl.String)))
-                 .otherwise(text.str.strip_prefix('["').str.strip_suffix('"]').str.split('","')))
-        if other:
-            split = pl.when(duckdb_list(name) | text.is_null()).then(split).otherwise(
-                card_lists(name))
-        lists.append(split.alias(name))
-    return frame.with_columns(lists)
 
 
 def parse_int(column: str, name: str | None = None) -> tuple[pl.Expr, pl.Expr]:
