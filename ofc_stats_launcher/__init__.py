@@ -23,9 +23,14 @@ def _exit_at_once(signum: int, frame: FrameType | None) -> None:
     os._exit(EXIT_INTERRUPTED)
 
 
+def exit_at_once_on_ctrl_c() -> None:
+    """Until a command takes Ctrl-C over, let it print the one line and exit (130)."""
+    signal.signal(signal.SIGINT, _exit_at_once)
+
+
 def main() -> None:
     """Run ``ofc-stats`` with Ctrl-C one line at any moment."""
-    signal.signal(signal.SIGINT, _exit_at_once)
+    exit_at_once_on_ctrl_c()
     from ofc_stats.cli import app
 
     app(prog_name="ofc-stats")

@@ -33,10 +33,12 @@ def command() -> str:
     return found
 
 
-def interrupt_after_import(module: str, arguments: list[str], cwd: Path) -> tuple[int, list[str]]:
-    """Run ``ofc-stats``; send SIGINT as soon as ``module`` is imported; return the exit
-    code and the lines on stderr other than the import report."""
-    process = subprocess.Popen([command(), *arguments], cwd=cwd, stdout=subprocess.DEVNULL,
+def interrupt_after_import(module: str, arguments: list[str], cwd: Path,
+                           launcher: list[str] | None = None) -> tuple[int, list[str]]:
+    """Run ``ofc-stats`` (or ``launcher``); send SIGINT as soon as ``module`` is imported;
+    return the exit code and the lines on stderr other than the import report."""
+    process = subprocess.Popen([*(launcher or [command()]), *arguments], cwd=cwd,
+                               stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True,
                                env={**os.environ, "PYTHONPROFILEIMPORTTIME": "1"})
     assert process.stderr is not None
@@ -62,6 +64,25 @@ def test_ctrl_c_while_importing_is_one_line(tmp_path: Path, module: str) -> None
                                          tmp_path)
     assert lines == [INTERRUPTED], lines
     assert code == 130
+
+
+@pytest.mark.parametrize("module", ["numpy", "polars", "ofc_stats.cli"])
+def test_ctrl_c_while_python_m_imports_is_one_line(tmp_path: Path, module: str) -> None:
+    # ``python -m ofc_stats`` imports the package before any code of the command runs.
+    code, lines = interrupt_after_import(module, ["stats", "-w", str(tmp_path / "none")],
+                                         tmp_path, launcher=[sys.executable, "-m", "ofc_stats"])
+    assert lines == [INTERRUPTED], lines
+    assert code == 130
+
+
+def test_importing_the_library_leaves_ctrl_c_alone() -> None:
+    # Only ``python -m ofc_stats`` takes Ctrl-C over while importing; a program that
+    # imports the library keeps Python's KeyboardInterrupt.
+    shown = subprocess.run(
+        [sys.executable, "-c", "import signal, ofc_stats; "
+         "print(signal.getsignal(signal.SIGINT) is signal.default_int_handler)"],
+        capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "True"
 
 
 @pytest.mark.slow
