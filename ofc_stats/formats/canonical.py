@@ -462,7 +462,7 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame, limits: DeckLimits
         ("card", pl.col("code").is_null(), pl.format("bad card '{}' ({})", pl.col("card"), where)),
         ("card", (pl.col("code") >= JOKER) & (pl.col("_jokers") == 0),
          pl.format("joker '{}' ({}) in a variant without jokers", pl.col("card"), where)),
-    ]) if suspects else _no_reasons()
+    ]) if suspects else _no_reasons(seats.schema["record"])
     size_checks = _row_size_checks(seats)
     money_checks = _money_checks(seats)
     # A card more often in one hand than its decks hold it (a joker: than the deck's
@@ -485,7 +485,8 @@ def _check_seats(seats: pl.DataFrame, hands: pl.DataFrame, limits: DeckLimits
                for (row, flat), low, high in zip(flats.items(), bounds[:-1], bounds[1:],
                                                  strict=True)
                if len(elements := repeated[(repeated >= low) & (repeated < high)] - low)]
-    duplicate_checks = duplicate_reasons(pl.concat(repeats)) if repeats else _no_reasons()
+    duplicate_checks = (duplicate_reasons(pl.concat(repeats)) if repeats
+                        else _no_reasons(seats.schema["record"]))
     reasons = pl.concat([hand_checks, card_checks, size_checks, money_checks,
                          duplicate_checks])
 

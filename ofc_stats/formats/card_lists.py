@@ -13,7 +13,6 @@ import polars as pl
 CARD_TOKEN = r"[^\s,\[\]\"]+"
 
 
-
 def list_card_tokens(lists: pl.DataFrame, columns: Sequence[str]
                      ) -> tuple[pl.Series, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
     """Every card of several list columns of ``lists``: the cards, and for each the row
