@@ -25,10 +25,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import polars as pl
-import pyarrow as pa  # type: ignore[import-untyped]
 import pyarrow.json as pa_json  # type: ignore[import-untyped]
 
 from ofc_stats.formats import Format
+from ofc_stats.formats.jsonl import TYPED_PARSE_OPTIONS
 from ofc_stats.util.duckdb_connection import duckdb_cursor
 from ofc_stats.warehouse.files import PARQUET_COMPRESSION_LEVEL
 
@@ -66,26 +66,6 @@ def projection_text(one_core_seconds: float, seconds: float, cores: int) -> str:
             f"{projected_speedup(serial, 64):.1f}x on 64")
 
 
-def _ofc_hh_schema() -> pa.Schema:
-    cards = pa.list_(pa.string())
-    player = pa.struct([
-        ("seat", pa.int64()), ("name", pa.string()), ("top", cards), ("middle", cards),
-        ("bottom", cards), ("in_fantasyland", pa.bool_()), ("fl_cards", pa.int64()),
-        ("discards", cards), ("reported_points", pa.int64()),
-        ("reported_royalties", pa.int64()), ("starting_stack", pa.string()),
-        ("collected", pa.string()), ("reported_money", pa.string())])
-    street = pa.struct([
-        ("street", pa.int64()), ("seat", pa.int64()), ("dealt", cards),
-        ("placed", pa.struct([("top", cards), ("middle", cards), ("bottom", cards)])),
-        ("discarded", cards)])
-    return pa.schema([
-        ("format", pa.string()), ("version", pa.int64()), ("site", pa.string()),
-        ("hand_id", pa.string()), ("table", pa.string()), ("started_at", pa.string()),
-        ("variant", pa.string()), ("ruleset", pa.string()), ("button_seat", pa.int64()),
-        ("point_value", pa.string()), ("currency", pa.string()),
-        ("players", pa.list_(player)), ("streets", pa.list_(street))])
-
-
 def _stored(frame: pl.DataFrame, store: Path | None) -> int:
     """``frame``'s rows, after writing it to ``store`` (if given) as the warehouse
     writes its files."""
@@ -96,10 +76,9 @@ def _stored(frame: pl.DataFrame, store: Path | None) -> int:
 
 
 def decode_ofc_hh(path: Path, store: Path | None = None) -> int:
-    """Decode an ofc-hh JSON Lines file with pyarrow's JSON reader; returns its rows."""
-    options = pa_json.ParseOptions(explicit_schema=_ofc_hh_schema(),
-                                   unexpected_field_behavior="ignore")
-    table = pa_json.read_json(path, parse_options=options)
+    """Decode an ofc-hh JSON Lines file with pyarrow's JSON reader and the typed schema
+    the reader decodes with; returns its rows."""
+    table = pa_json.read_json(path, parse_options=TYPED_PARSE_OPTIONS)
     if store is None:
         return int(table.num_rows)
     frame = pl.from_arrow(table)

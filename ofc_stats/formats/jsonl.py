@@ -110,7 +110,7 @@ _QUERY = hands_query(_STRUCTURE)
 _CARDS = pa.list_(pa.string())
 # The typed shape of a hand (docs/formats.md): what pyarrow decodes directly. Keys it
 # does not name are ignored, as DuckDB's transform ignores them.
-_SCHEMA = pa.schema([
+TYPED_SCHEMA = pa.schema([
     ("format", pa.string()), ("version", pa.int64()), ("site", pa.string()),
     ("hand_id", pa.string()), ("table", pa.string()), ("started_at", pa.string()),
     ("variant", pa.string()), ("ruleset", pa.string()), ("button_seat", pa.int64()),
@@ -127,8 +127,8 @@ _SCHEMA = pa.schema([
         ("placed", pa.struct([(row.value, _CARDS) for row in Row])), ("discarded", _CARDS),
     ]))),
 ])
-_PARSE_OPTIONS = pa_json.ParseOptions(explicit_schema=_SCHEMA,
-                                      unexpected_field_behavior="ignore")
+TYPED_PARSE_OPTIONS = pa_json.ParseOptions(explicit_schema=TYPED_SCHEMA,
+                                           unexpected_field_behavior="ignore")
 # Blocks of fewer lines than this that pyarrow refuses are not halved again: their
 # lines go to DuckDB.
 _SMALLEST_BLOCK = 16
@@ -248,7 +248,7 @@ def _typed_block(data: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], st
     any of them (or reads other than one hand a line)."""
     block = pa.py_buffer(data[offsets[start]:offsets[stop]])
     try:
-        table = pa_json.read_json(pa.BufferReader(block), parse_options=_PARSE_OPTIONS)
+        table = pa_json.read_json(pa.BufferReader(block), parse_options=TYPED_PARSE_OPTIONS)
     except pa.ArrowException:
         return None
     if table.num_rows != stop - start or _null_cards(table):
