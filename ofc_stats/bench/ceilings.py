@@ -88,14 +88,14 @@ def decode_ofc_hh(path: Path, store: Path | None = None) -> int:
 
 def decode_json_objects(path: Path, store: Path | None = None) -> int:
     """Parse every JSON object of a file of one object a line with DuckDB (storing:
-    the objects it parsed, as their text)."""
+    the objects it parsed, as their text; the rows it counts either way)."""
     objects = ("FROM read_json_objects(?, format = 'newline_delimited', "
                "maximum_object_size = 1073741824)")
     connection = duckdb_cursor()
     try:
         if store is not None:
             row = connection.execute(
-                f"COPY (SELECT json {objects} WHERE json_valid(json)) TO '{store}' "
+                f"COPY (SELECT json {objects} WHERE json_valid(json) IS NOT NULL) TO '{store}' "
                 f"(FORMAT parquet, COMPRESSION zstd, COMPRESSION_LEVEL "
                 f"{PARQUET_COMPRESSION_LEVEL})", [str(path)]).fetchone()
         else:
