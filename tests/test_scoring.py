@@ -9,8 +9,9 @@ import polars as pl
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
 
-from ofc_stats import score_boards, score_hands
+from ofc_stats import score_boards, score_hands, score_matchups
 from ofc_stats.engine.rules import (
     PRESETS,
     FantasylandRules,
@@ -282,7 +283,11 @@ def hands(draw: st.DrawFn, tidy: bool | None = None) -> list[Board]:
 
 def assert_matches_reference(hand_list: list[list[Board]], ruleset: Ruleset,
                              batch_boards: int = 1 << 16) -> None:
-    scored = score_hands(boards_frame(hand_list), ruleset, batch_boards=batch_boards)
+    frame = boards_frame(hand_list)
+    scored = score_hands(frame, ruleset, batch_boards=batch_boards)
+    # The one-table entry points build only their table, the same one.
+    assert_frame_equal(score_boards(frame, ruleset), scored.players)
+    assert_frame_equal(score_matchups(frame, ruleset), scored.matchups)
     players = scored.players.rows(named=True)
     matchups = scored.matchups.rows(named=True)
     position = 0
@@ -381,3 +386,53 @@ def test_every_preset_is_covered_by_the_property_tests() -> None:
     assert {r.name for r in ALL_RULESETS} >= set(PRESETS)
     assert get_ruleset("classic").fantasyland.stay_middle == "full house"
     assert dataclasses.replace(get_ruleset("pineapple"), name="x").scoring is ScoringMethod.ONE_SIX
+
+
+def test_no_boards_give_empty_tables_with_every_column() -> None:
+    """A table of no hands scores to the same empty tables by every entry point."""
+    empty = boards_frame([])
+    scored = score_hands(empty)
+    assert scored.players.is_empty()
+    assert scored.matchups.is_empty()
+    assert "points" in scored.players.columns
+    assert "opponent" in scored.matchups.columns
+    assert_frame_equal(score_boards(empty), scored.players)
+    assert_frame_equal(score_matchups(empty), scored.matchups)
+
+
+@given(hand_list=st.lists(hands(), min_size=1, max_size=10),
+       ruleset=st.sampled_from(ALL_RULESETS), data=st.data())
+def test_any_row_order_scores_each_board_the_same(hand_list: list[list[Board]],
+                                                  ruleset: Ruleset,
+                                                  data: st.DataObject) -> None:
+    """Boards in any order (grouped by hand under ids that do not sort, hands
+    interleaved, or all mixed up) score as in hand order: players in the input's
+    order; matchups hand by hand, in the order the hands first appear."""
+    frame = boards_frame(hand_list)
+    ids = data.draw(st.permutations([f"x{index}" for index in range(len(hand_list))]))
+    renamed = frame.with_columns(pl.col("hand_id").replace_strict(
+        [f"h{index:05d}" for index in range(len(hand_list))], ids))
+    # Each board by its hand: in hand order, or hands interleaved, each hand's boards
+    # still in their order (which orients its matchups).
+    slots = [hand for hand, boards in enumerate(hand_list) for _ in boards]
+    order = data.draw(st.sampled_from(["grouped", "interleaved", "mixed up"]))
+    if order != "grouped":
+        slots = data.draw(st.permutations(slots))
+    next_board = [sum(len(boards) for boards in hand_list[:hand])
+                  for hand in range(len(hand_list))]
+    rows = []
+    for hand in slots:
+        rows.append(next_board[hand])
+        next_board[hand] += 1
+    if order == "mixed up":
+        rows = data.draw(st.permutations(rows))
+    mixed = renamed[rows]
+    expected = score_hands(renamed, ruleset)
+    scored = score_hands(mixed, ruleset)
+    assert_frame_equal(scored.players, expected.players[rows])
+    assert_frame_equal(score_boards(mixed, ruleset), scored.players)
+    if order == "mixed up":
+        return
+    first_seen = pl.DataFrame({"hand_id": list(dict.fromkeys(mixed["hand_id"]))})
+    assert_frame_equal(scored.matchups, first_seen.join(expected.matchups, on="hand_id",
+                                                        maintain_order="left_right"))

@@ -60,7 +60,7 @@ class ScoringBenchmark:
 
     @property
     def string_codes_ratio(self) -> float:
-        """The same tables from codes over from strings: what parsing the cards costs."""
+        """The same table from codes over from strings: what parsing the cards costs."""
         return ratio(self.string_codes_player_hands_per_second,
                      self.string_player_hands_per_second)
 
@@ -104,9 +104,9 @@ def _time_scoring(cards: np.ndarray, players: int, rules: RuleTables, batch_boar
 def _time_public_api(cards: np.ndarray, players: int, ruleset: Ruleset
                      ) -> tuple[float, float]:
     """Seconds of :func:`score_boards` on ``cards`` as a table of card strings (one
-    list column per row, hands in order), and of the same result tables assembled from
-    the cards as codes (the warehouse's card columns), after a warm-up of each: the
-    better of two runs of each."""
+    list column per row, hands in order), and of the same result table (one row per
+    board) assembled from the cards as codes (the warehouse's card columns), after a
+    warm-up of each: the better of two runs of each."""
     boards = cards.shape[1]
     hand_numbers = (pl.int_range(boards, dtype=pl.Int64) // players).cast(pl.String)
     names = pl.select(pl.format("h{}", hand_numbers.str.zfill(9)).alias("hand_id"), pl.format(
@@ -119,7 +119,7 @@ def _time_public_api(cards: np.ndarray, players: int, ruleset: Ruleset
     def from_codes() -> None:
         ordered, arrays = card_frame_arrays(codes, ["hand_id"])
         score_arrays(ordered, arrays, rules, keys=["hand_id"], board_columns=["player"],
-                     restore_order=True)
+                     restore_order=True, matchups=False)
 
     def best_of_two(run: Callable[[], object]) -> float:
         times = []

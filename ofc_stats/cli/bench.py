@@ -53,7 +53,7 @@ def bench_scoring(
             f"score_boards with card strings in ({result.string_player_hands:,} player-hands, "
             f"{result.polars_threads} polars threads): "
             f"{result.string_player_hands_per_second / 1e6:.2f} M player-hands/s; the "
-            f"scorer on codes above is {result.string_ratio:.1f}x that; the same tables "
+            f"scorer on codes above is {result.string_ratio:.1f}x that; the same table "
             f"from codes {result.string_codes_player_hands_per_second / 1e6:.2f} M/s "
             f"({result.string_codes_ratio:.2f}x)")
     if result.joker_player_hands:

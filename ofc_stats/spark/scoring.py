@@ -22,6 +22,8 @@ from pyspark.sql import functions as F
 from ofc_stats.analysis.score import HAND_KEY, SEAT_COLUMNS, scoring_name
 from ofc_stats.analysis.score import score_seats as score_seat_frame
 from ofc_stats.engine.boards import BATCH_BOARDS, boards_table_from_codes, score_hands
+from ofc_stats.engine.boards import score_boards as local_score_boards
+from ofc_stats.engine.boards import score_matchups as local_score_matchups
 from ofc_stats.engine.rules import Row, Ruleset, get_ruleset
 from ofc_stats.errors import BoardsError
 from ofc_stats.spark.frames import map_whole_groups, spark_type
@@ -57,8 +59,8 @@ def _board_columns(frame: DataFrame) -> list[str]:
 
 def _score_board_frame(boards: pl.DataFrame, *, ruleset: Ruleset, matchups: bool,
                        batch_boards: int) -> pl.DataFrame:
-    scored = score_hands(boards.drop(INPUT_ORDER), ruleset, batch_boards=batch_boards)
-    return scored.matchups if matchups else scored.players
+    score = local_score_matchups if matchups else local_score_boards
+    return score(boards.drop(INPUT_ORDER), ruleset, batch_boards=batch_boards)
 
 
 def _score_boards(frame: DataFrame, ruleset: str | Path | Ruleset, matchups: bool,
