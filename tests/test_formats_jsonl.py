@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from ofc_stats.engine.rules import Variant
-from ofc_stats.formats import Format
+from ofc_stats.formats import Format, jsonl
 from ofc_stats.formats.canonical import CanonicalBatch
 from ofc_stats.formats.jsonl import READER
 from tests.test_formats_common import assert_problem, read_all, read_batches
@@ -366,3 +366,18 @@ def test_the_typed_decode_reads_every_line_as_the_lenient_reading_does(data: byt
     typed, lenient = _read_with(data, typed=True), _read_with(data, typed=False)
     for table in ("hands", "seats", "streets", "problems"):
         assert_frame_equal(getattr(typed, table), getattr(lenient, table))
+
+
+@pytest.mark.parametrize("slice_bytes", [1, 64, 1 << 20])
+def test_decoding_in_slices_keeps_every_row_in_its_place(
+        slice_bytes: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """DuckDB decodes a batch's record batches on several threads; the rows come back
+    in their order (the parse joins them to the lines by position), whatever the
+    slices and the lengths of the texts."""
+    monkeypatch.setattr(jsonl, "DECODE_SLICE_BYTES", slice_bytes)
+    texts = [json.dumps({"n": index, "pad": "x" * (index * 7 % 301)})
+             for index in range(30_000)]
+    decoded = jsonl.decode_json(pl.DataFrame({"text": texts}),
+                                "SELECT CAST(json_extract(text, '$.n') AS BIGINT) AS n "
+                                "FROM lines")
+    assert decoded["n"].to_list() == list(range(30_000))
