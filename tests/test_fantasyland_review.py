@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import polars as pl
@@ -222,12 +223,39 @@ def test_boards_the_solver_cannot_set_are_counted_not_stored() -> None:
     garbage = seats.with_columns(pl.when(pl.col("player") == "alice").then(pl.lit("3d Zz"))
                                  .otherwise(pl.col("discards")).alias("discards"))
     for frame, reason, counted in ((joker, "joker", 1), (incomplete, "incomplete", 2),
-                                   (twice, "double_deck", 1), (garbage, "unreadable", 1)):
+                                   (twice, "copies", 1), (garbage, "unreadable", 1)):
         tally = _Tally()
         result = review_seats(frame, "default", None, tally)
         assert tally.skipped == {reason: counted}
         assert result.height == 2 - counted  # bob's board, reviewed as if in Fantasyland
         assert SKIP_REASONS[reason]
+
+
+def test_two_decks_at_a_table_of_six_are_reviewed_card_twice_and_all() -> None:
+    """With two decks a card may be dealt twice (here five aces, two of them twice, on
+    the bottom) and six players sit: the board is reviewed against all five others."""
+    fantasyland = ("Qd Qc 7c", "Ks Kh Kd Kc 4d", "As As Ah Ah Ad")
+    deck = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
+    dealt = [*" ".join(fantasyland).split(), "2s"]
+    left = list((Counter(deck * 2) - Counter(dealt)).elements())
+    others = [Seat(f"p{seat}", (" ".join(left[13 * seat:13 * seat + 3]),
+                                " ".join(left[13 * seat + 3:13 * seat + 8]),
+                                " ".join(left[13 * seat + 8:13 * seat + 13])))
+              for seat in range(5)]
+    hand = Hand("dd-1", [Seat("alice", fantasyland, True, 14, discards="2s"), *others],
+                variant="double-deck")
+    seats = canonical([hand]).seats.with_columns(
+        (pl.col("player") == "alice").alias("_review"))
+    tally = _Tally()
+    review = review_seats(seats, "default", None, tally)
+    assert tally.skipped == {}
+    row = review.row(0, named=True)
+    assert (row["player"], row["ruleset"], row["opponents"]) == ("alice", "double-deck", 5)
+    best = solve_fantasyland(dealt, "double-deck",
+                             opponents=[" ".join(seat.board) for seat in others])
+    assert (row["best_value"], row["best_points"]) == (best.value, best.points)
+    assert (row["played_royalties"], row["played_stays"]) == (42, True)
+    assert row["optimal"] is True
 
 
 def test_a_deuce_to_seven_middle_is_counted_not_stored() -> None:

@@ -9,6 +9,8 @@ could go wrong.
 
 from __future__ import annotations
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -258,5 +260,56 @@ def test_opponents_must_be_whole_boards_of_other_cards() -> None:
     hand = " ".join(FULL_DECK[:14])
     with pytest.raises(FantasylandHandError, match="13 cards, not 3"):
         solve_fantasyland(hand, opponents=["Ac Ad Ah"])
-    with pytest.raises(FantasylandHandError, match="holds a card"):
+    with pytest.raises(FantasylandHandError,
+                       match=r"opponent 1 holds 5d: with the hand .* twice, and one deck "
+                             r"holds it once"):
         solve_fantasyland(hand, opponents=[" ".join(FULL_DECK[13:26])])
+    eight = [" ".join(FULL_DECK[14 + 13 * i:27 + 13 * i]) for i in range(2)] * 4
+    with pytest.raises(FantasylandHandError, match="at most 7 opponents"):
+        solve_fantasyland(hand, "double-deck", opponents=eight)
+
+
+# Two decks: every card of a few ranks twice, so that hands repeat cards, pair up and
+# make five of a kind far more often than a shuffled double deck deals them.
+TWO_DECKS_OF_FEW_RANKS = [rank + suit for rank in "2579JKA" for suit in "cdhs"] * 2
+DOUBLE_DECK_RULESETS = [get_ruleset("double-deck"), get_ruleset("double-deck-pineapple")]
+
+
+@pytest.mark.slow
+@settings(max_examples=10)
+@given(st.permutations(TWO_DECKS_OF_FEW_RANKS), st.sampled_from([0.0, 12.0, 40.0]),
+       st.sampled_from(DOUBLE_DECK_RULESETS))
+def test_double_deck_hands_agree_with_brute_force(deck: list[str], stay_value: float,
+                                                  ruleset: Ruleset) -> None:
+    """A card dealt twice is two cards: five of a kind, flushes holding a pair."""
+    assert_agrees(deck[:14], ruleset, stay_value)
+
+
+def test_five_of_a_kind_on_the_bottom_under_two_decks() -> None:
+    # Five aces (two of hearts and spades), four kings, a pair of queens: five of a kind
+    # pays what a straight flush does on the bottom (15), quads of kings 20 in the
+    # middle, QQ on top 7: 42, and the five aces stay.
+    hand = parse_text("Ah Ah As As Ad Kc Kd Kh Ks Qc Qd 7c 4d 2s")
+    best = solve_fantasyland(hand, "double-deck", stay_value=12)
+    assert (best.bottom, best.middle, best.top) == (
+        ("As", "As", "Ah", "Ah", "Ad"), ("Ks", "Kh", "Kd", "Kc", "4d"), ("Qd", "Qc", "7c"))
+    assert (best.royalties, best.stays, best.value) == (42, True, 54.0)
+    assert best.discards == ("2s",)
+    assert_agrees(hand, get_ruleset("double-deck"), 12.0)
+
+
+def test_a_card_dealt_more_often_than_the_decks_hold_it_is_refused() -> None:
+    with pytest.raises(FantasylandHandError,
+                       match="Ah appears 3 times in the hand, and 2 decks hold it twice"):
+        solve_fantasyland("Ah Ah Ah Kc Kd Kh Ks Qc Qd 7c 4d 2s 3s", "double-deck")
+    # With two decks a card twice in the hand and once more on a board is one too many.
+    with pytest.raises(FantasylandHandError, match="opponent 1 holds Ah"):
+        solve_fantasyland("Ah Ah Kc Kd Kh Ks Qc Qd 7c 4d 2s 3s 5s", "double-deck",
+                          opponents=["Ah 2c 3c 4c 5c 6c 7d 8d 9d Tc Jh Qh Kh"])
+    # Seven opponents (eight players, as two decks seat), none holding a third copy.
+    hand = "Ah Ah Kc Kd Kh Ks Qc Qd 7c 4d 2s 3s 5s"
+    left = list((Counter(FULL_DECK * 2) - Counter(hand.split())).elements())
+    opponents = [" ".join(left[13 * seat:13 * seat + 13]) for seat in range(7)]
+    best = solve_fantasyland(hand, "double-deck", opponents=opponents)
+    assert best.points is not None
+    assert best.value == solve_fantasyland(hand, "double-deck").value

@@ -16,8 +16,9 @@ the review:
   DuckDB), partitioned by scoring like ``player_hands``.
 
 Boards it cannot review are counted and skipped, never stored: an incomplete board,
-more than four players, and until the solver resolves them, jokers, a card dealt
-twice (double deck) and a deuce-to-seven middle.
+a card dealt more often than the ruleset's decks hold it, more players than any
+ruleset seats, and until the solver resolves them, jokers and a deuce-to-seven
+middle. With two decks a card may be dealt twice: five of a kind is then a row.
 
 It follows the warehouse's commit protocol as ``ofc-stats score`` does: one seats file
 at a time, each chunk of reviews one commit (a kill part-way keeps whole commits; the
@@ -94,10 +95,10 @@ SEAT_COLUMNS = ["site", "hand_id", "variant", "table", "started_at", "seat", "pl
 
 # Why a Fantasyland board was not reviewed (counted in the summary, not stored).
 SKIP_REASONS = {
-    "players": "more than four players",
+    "players": f"more than {MAX_OPPONENTS + 1} players",
     "incomplete": "incomplete board",
     "joker": "jokers (the solver does not resolve them yet)",
-    "double_deck": "a card dealt twice (double deck: not solved yet)",
+    "copies": "a card dealt more often than the ruleset's decks hold it",
     "lowball": "a deuce-to-seven middle (not solved yet)",
     "cards": "more than 17 cards dealt",
     "unreadable": "a discard that is not a card",
@@ -356,11 +357,14 @@ def _review_group(seats: pl.DataFrame, ruleset: Ruleset, scoring: str, tally: _T
     boards = board_codes(seats).T  # (rows, 13)
     discards, discard_counts = _discard_codes(seats["discards"])
     known = np.concatenate([boards, discards], axis=1)  # (rows, 17)
+    # Sorted, a card held more often than the decks hold it starts a run that long.
     ordered = np.sort(known, axis=1)
-    twice = ((ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)).any(axis=1)
+    decks = ruleset.decks
+    too_many = ((ordered[:, decks:] == ordered[:, :-decks])
+                & (ordered[:, decks:] >= 0)).any(axis=1)
     reasons = np.select(
         [sizes[hand_of_row] > MAX_OPPONENTS + 1, (boards < 0).any(axis=1),
-         ((known >= N_CARDS) & (known != UNREADABLE)).any(axis=1), twice,
+         ((known >= N_CARDS) & (known != UNREADABLE)).any(axis=1), too_many,
          np.full(len(boards), ruleset.middle is not MiddleRow.HIGH),
          discard_counts > MAX_DISCARDS, (known == UNREADABLE).any(axis=1)],
         list(SKIP_REASONS), "")
@@ -370,13 +374,13 @@ def _review_group(seats: pl.DataFrame, ruleset: Ruleset, scoring: str, tally: _T
     if not len(rows):
         return FL_REVIEW_SCHEMA.to_frame()
 
-    # The opponents: every other seat of the hand, in seat order (up to three).
+    # The opponents: every other seat of the hand, in seat order.
     seat_boards = np.full((len(sizes), MAX_OPPONENTS + 1, 13), NO_CARD, dtype=np.int8)
     fits = slot <= MAX_OPPONENTS
     seat_boards[hand_of_row[fits], slot[fits]] = boards[fits]
     others = np.array([[s for s in range(MAX_OPPONENTS + 1) if s != own]
                        for own in range(MAX_OPPONENTS + 1)])
-    opponents = seat_boards[hand_of_row[rows][:, None], others[slot[rows]]]  # (R, 3, 13)
+    opponents = seat_boards[hand_of_row[rows][:, None], others[slot[rows]]]  # (R, 7, 13)
 
     rules = compile_rules(ruleset)
     stay_value = ruleset.fl_stay_value

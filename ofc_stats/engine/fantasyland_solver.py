@@ -35,6 +35,7 @@ over every surviving candidate of the block of hands, in bounded chunks.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -53,7 +54,7 @@ from ofc_stats.errors import FantasylandHandError
 
 MIN_CARDS = 13
 MAX_CARDS = 17
-MAX_OPPONENTS = 3
+MAX_OPPONENTS = 7  # the most any ruleset seats is 8 (double deck)
 # Candidates (bottom-middle pairs, or pairs times tops) handled at once: memory stays
 # bounded by it whatever the number of hands.
 CHUNK_CANDIDATES = 1 << 20
@@ -447,11 +448,13 @@ def solve_batch(cards: I8, rules: RuleTables, stay_value: float, *,
 
     Args:
         cards: ``(hands, 17)`` card codes, each hand's dealt cards first and
-            :data:`NO_CARD` after them (13 to 17 distinct real cards per hand).
+            :data:`NO_CARD` after them (13 to 17 real cards per hand, none more often
+            than the ruleset's decks hold it: with two decks five of a kind is a row).
         rules: the compiled ruleset (royalties, stays, scoring method for ties).
         stay_value: what a setting that stays in Fantasyland is worth, in points.
-        opponents: ``(hands, 3, 13)`` the opponents' boards (card-major rows as the
-            scorer's: top 0-2, middle 3-7, bottom 8-12), an absent opponent all
+        opponents: ``(hands, k, 13)`` the opponents' boards, ``k`` up to
+            :data:`MAX_OPPONENTS` (rows as the scorer's: top 0-2, middle 3-7, bottom
+            8-12), an absent opponent all
             :data:`NO_CARD`; ties go to the setting that wins more points against them.
         lower_bound: a value each hand's best is known to reach (the board played,
             say); it only speeds the search (a bound too high is found out and the
@@ -509,6 +512,14 @@ def solve_batch(cards: I8, rules: RuleTables, stay_value: float, *,
     return SolvedHands(boards, discards, royalties, stays, value, settings, examined)
 
 
+def _times(count: int) -> str:
+    return {1: "once", 2: "twice"}.get(count, f"{count} times")
+
+
+def _decks_hold(decks: int) -> str:
+    return "one deck holds" if decks == 1 else f"{decks} decks hold"
+
+
 def _card_codes(cards: str | Iterable[str | int]) -> list[int]:
     if isinstance(cards, str):
         cards = cards.replace(",", " ").split()
@@ -534,9 +545,10 @@ def solve_fantasyland(cards: str | Iterable[str | int],
         The best setting; ``points`` is what it scores against ``opponents``, if given.
 
     Raises:
-        FantasylandHandError: not 13 to 17 distinct cards, a joker, a deuce-to-seven
-            middle, or an opponent board that is not 13 cards or shares a card with the
-            hand.
+        FantasylandHandError: not 13 to 17 cards, a card more often than the ruleset's
+            decks hold it, a joker, a deuce-to-seven middle, more than
+            :data:`MAX_OPPONENTS` opponents, or an opponent board that is not 13 cards
+            or holds a card the decks hold no more of.
 
     >>> best = solve_fantasyland("As Ks Qs Js Ts 9s 9h 9d 2c 2d 2h 7c 5d 4c", "pineapple",
     ...                          stay_value=0)
@@ -553,8 +565,12 @@ def solve_fantasyland(cards: str | Iterable[str | int],
             "a deuce-to-seven middle is not supported by the Fantasyland solver yet")
     if any(code >= N_CARDS for code in codes):
         raise FantasylandHandError("jokers are not supported by the Fantasyland solver yet")
-    if len(set(codes)) != len(codes):
-        raise FantasylandHandError("a card appears twice in the hand")
+    copies = Counter(codes)
+    card, most = copies.most_common(1)[0]
+    if most > rules_.decks:
+        raise FantasylandHandError(
+            f"{card_text(card)} appears {_times(most)} in the hand, and "
+            f"{_decks_hold(rules_.decks)} it {_times(rules_.decks)}")
     row = np.full((1, MAX_CARDS), NO_CARD, dtype=np.int8)
     row[0, :len(codes)] = codes
     opponent_array = None
@@ -567,9 +583,13 @@ def solve_fantasyland(cards: str | Iterable[str | int],
             if len(board_codes) != 13:
                 raise FantasylandHandError(
                     f"opponent {index + 1}: a board has 13 cards, not {len(board_codes)}")
-            if set(board_codes) & set(codes):
+            copies.update(board_codes)
+            over = [code for code in board_codes if copies[code] > rules_.decks]
+            if over:
                 raise FantasylandHandError(
-                    f"opponent {index + 1} holds a card of the Fantasyland hand")
+                    f"opponent {index + 1} holds {card_text(over[0])}: with the hand and "
+                    f"the boards before it that makes {_times(copies[over[0]])}, and "
+                    f"{_decks_hold(rules_.decks)} it {_times(rules_.decks)}")
             opponent_array[0, index] = board_codes
     value = rules_.fl_stay_value if stay_value is None else float(stay_value)
     rules = compile_rules(rules_)
