@@ -447,8 +447,11 @@ class FantasylandBest:
 
 
 def row_stays(row: str, rank: tuple[int, ...], ruleset: Ruleset) -> bool:
-    """Whether this row alone keeps a standing board in Fantasyland (RULES.md 7)."""
+    """Whether this row alone keeps a standing board in Fantasyland (RULES.md 7); a
+    2-7 middle (ranked with ``ace_low_straight=False``) by the ruleset's low."""
     fantasyland = ruleset.fantasyland
+    if row == "middle" and lowball(ruleset):
+        return bool(fantasyland.stay_lowball) and low_meets(rank, fantasyland.stay_lowball)
     if row == "top":
         return bool(fantasyland.stay_top) and rank >= top_spec_rank(str(fantasyland.stay_top))
     label = fantasyland.stay_middle if row == "middle" else fantasyland.stay_bottom
@@ -472,9 +475,17 @@ def brute_force_fantasyland(cards: list[str], ruleset: Ruleset, stay_value: floa
     ranks = {subset: hand_rank([cards[i] for i in subset])
              for size in (3, 5) for subset in combinations(positions, size)}
     place = {rank: index for index, rank in enumerate(sorted(set(ranks.values())))}
+    low = lowball(ruleset)
+    qualifier = ruleset.lowball.qualifier if low else None
 
     def row(name: str, subset: tuple[int, ...]) -> tuple[int, int, bool]:
         rank = ranks[subset]
+        if name == "middle" and low:
+            # A 2-7 middle: its place says only whether it stands (1) or not (0).
+            rank = hand_rank([cards[i] for i in subset], ace_low_straight=False)
+            stands = qualifier is None or low_meets(rank, qualifier)
+            return int(stands), row_royalty(name, rank, ruleset), row_stays(name, rank,
+                                                                             ruleset)
         return place[rank], row_royalty(name, rank, ruleset), row_stays(name, rank, ruleset)
 
     bottoms = {subset: row("bottom", subset) for subset in combinations(positions, 5)}
@@ -493,7 +504,8 @@ def brute_force_fantasyland(cards: list[str], ruleset: Ruleset, stay_value: floa
             left = [i for i in rest if i not in middle]
             for top in combinations(left, 3):
                 top_place, top_royalty, top_stays = tops[top]
-                if not bottom_place >= middle_place >= top_place:
+                if not (bottom_place >= top_place and middle_place == 1 if low
+                        else bottom_place >= middle_place >= top_place):
                     continue  # fouled: no royalties, no stay, worth 0
                 royalties = bottom_royalty + middle_royalty + top_royalty
                 stays = bottom_stays or middle_stays or top_stays

@@ -258,15 +258,24 @@ def test_two_decks_at_a_table_of_six_are_reviewed_card_twice_and_all() -> None:
     assert row["optimal"] is True
 
 
-def test_a_deuce_to_seven_middle_is_counted_not_stored() -> None:
-    seats = canonical(HISTORY[1:2]).seats.with_columns(pl.lit(True).alias("_review"))
-    tally = _Tally()
-    assert review_seats(seats, "default", get_ruleset("deuce-to-seven"), tally).is_empty()
-    assert tally.skipped == {"lowball": 2}
-    lowball = seats.with_columns(pl.lit("deuce-to-seven").alias("variant"))  # by variant
-    tally = _Tally()
-    assert review_seats(lowball, "default", None, tally).is_empty()
-    assert tally.skipped == {"lowball": 2}
+def test_a_deuce_to_seven_middle_is_reviewed_as_the_scorer_ranks_it() -> None:
+    """Under 2-7 the board alice played (quads of aces in the middle) is no low and
+    fouls; the best setting puts a low in the middle and the quads below it."""
+    seats = canonical(HISTORY[1:2]).seats.with_columns(
+        (pl.col("player") == "alice").alias("_review"))
+    for forced, frame in ((get_ruleset("deuce-to-seven"), seats),
+                          (None, seats.with_columns(pl.lit("deuce-to-seven").alias("variant")))):
+        tally = _Tally()
+        review = review_seats(frame, "default", forced, tally)
+        assert tally.skipped == {}
+        row = review.row(0, named=True)
+        assert (row["player"], row["ruleset"], row["played_fouled"]) == (
+            "alice", "deuce-to-seven", True)
+        best = solve_fantasyland(row["dealt"], "deuce-to-seven",
+                                 opponents=[" ".join(BOB)])
+        assert (row["best_value"], row["best_points"]) == (best.value, best.points)
+        assert row["best_middle"] == " ".join(best.middle)
+        assert row["value_lost"] == best.value > 0
 
 
 def test_the_command_prints_the_run_and_each_player(tmp_path: Path) -> None:

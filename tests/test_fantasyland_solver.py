@@ -22,7 +22,14 @@ from ofc_stats.engine.fantasyland_solver import MAX_CARDS, solve_batch
 from ofc_stats.engine.rules import FantasylandRules, RoyaltyTable, Ruleset, Variant, get_ruleset
 from ofc_stats.engine.scoring import compile_rules
 from ofc_stats.errors import FantasylandHandError
-from tests.reference import Board, brute_force_fantasyland, hand_rank, score_hand
+from tests.reference import (
+    Board,
+    brute_force_fantasyland,
+    comparable,
+    hand_rank,
+    lowball,
+    score_hand,
+)
 
 FULL_DECK = [rank + suit for rank in "23456789TJQKA" for suit in "cdhs"]
 RULESETS = [
@@ -46,8 +53,15 @@ def rows_of(best: object) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, 
     return tuple(tuple(sorted(getattr(best, row))) for row in ("top", "middle", "bottom"))
 
 
-def row_ranks(setting: tuple[tuple[str, ...], ...]) -> tuple[tuple[int, ...], ...]:
-    return tuple(hand_rank(list(row)) for row in setting[:3])
+def row_ranks(setting: tuple[tuple[str, ...], ...], ruleset: Ruleset | None = None
+              ) -> tuple[tuple[int, ...], ...]:
+    """Each row's rank, larger is better: a 2-7 middle by its low (the lower the better)."""
+    low = ruleset is not None and lowball(ruleset)
+    top, middle, bottom = setting[:3]
+    middle_rank = (comparable("middle", hand_rank(list(middle), ace_low_straight=False),
+                              ruleset) if ruleset is not None and low
+                   else hand_rank(list(middle)))
+    return hand_rank(list(top)), middle_rank, hand_rank(list(bottom))
 
 
 def assert_agrees(cards: list[str], ruleset: Ruleset, stay_value: float) -> None:
@@ -55,12 +69,16 @@ def assert_agrees(cards: list[str], ruleset: Ruleset, stay_value: float) -> None
     among those the strongest by top, then middle, then bottom."""
     expected = brute_force_fantasyland(cards, ruleset, stay_value)
     best = solve_fantasyland(cards, ruleset, stay_value)
+    assert sorted([*best.top, *best.middle, *best.bottom, *best.discards]) == sorted(cards)
+    if not expected.settings:  # every setting fouls (a 2-7 middle): worth nothing
+        assert (best.value, best.royalties, best.stays) == (0.0, 0, False), cards
+        return
     assert best.value == expected.value, (cards, ruleset.name, stay_value)
     settings_ = {setting[:3]: setting for setting in expected.settings}
     chosen = rows_of(best)
     assert chosen in settings_, (cards, ruleset.name, stay_value, best)
-    strongest = max(row_ranks(setting) for setting in expected.settings)
-    assert row_ranks(chosen) == strongest
+    strongest = max(row_ranks(setting, ruleset) for setting in expected.settings)
+    assert row_ranks(chosen, ruleset) == strongest
     _, _, _, royalties, stays = settings_[chosen]
     assert (best.royalties, best.stays) == (royalties, stays)
     assert len(best.discards) == len(cards) - 13
@@ -246,14 +264,34 @@ def test_hands_the_solver_refuses(cards: str, message: str) -> None:
         solve_fantasyland(cards)
 
 
-def test_a_deuce_to_seven_middle_is_refused() -> None:
-    hand = " ".join(FULL_DECK[:14])
-    with pytest.raises(FantasylandHandError, match="deuce-to-seven"):
-        solve_fantasyland(hand, "deuce-to-seven")
-    cards = np.full((1, MAX_CARDS), NO_CARD, dtype=np.int8)
-    cards[0, :14] = np.arange(14)
-    with pytest.raises(FantasylandHandError, match="deuce-to-seven"):
-        solve_batch(cards, compile_rules(get_ruleset("deuce-to-seven")), 12.0)
+@pytest.mark.slow
+@settings(max_examples=10)
+@given(st.permutations(FULL_DECK), st.sampled_from([0.0, 12.0, 40.0]))
+def test_deuce_to_seven_hands_agree_with_brute_force(deck: list[str],
+                                                     stay_value: float) -> None:
+    """A 2-7 middle stands when low enough, whatever the bottom; the top answers to the
+    bottom."""
+    assert_agrees(deck[:14], get_ruleset("deuce-to-seven"), stay_value)
+
+
+def test_a_deuce_to_seven_hand_worked_by_hand() -> None:
+    # 7-5-4-3-2 in the middle (8, and it stays), kings on top (21) under quads of aces on
+    # the bottom (10): 39. A standard middle could not be set at all below KKK here.
+    hand = parse_text("7c 5d 4h 3s 2c Kh Kd Ks Ac Ad Ah As 9s 9d")
+    best = solve_fantasyland(hand, "deuce-to-seven", stay_value=12)
+    assert (best.top, best.middle, best.bottom, best.discards) == (
+        ("Ks", "Kh", "Kd"), ("7c", "5d", "4h", "3s", "2c"), ("As", "Ah", "Ad", "Ac", "9s"),
+        ("9d",))
+    assert (best.royalties, best.stays, best.value) == (39, True, 51.0)
+    for stay_value in (0.0, 12.0):
+        assert_agrees(hand, get_ruleset("deuce-to-seven"), stay_value)
+    # Here no middle is a low (every five cards pair): every setting fouls, worth 0.
+    paired = parse_text("2c 2d 2h 2s 3c 3d 3h 3s 4c 4d 4h 4s 5c 5d")
+    fouled = solve_fantasyland(paired, "deuce-to-seven")
+    assert (fouled.value, fouled.royalties, fouled.stays) == (0.0, 0, False)
+    assert sorted([*fouled.top, *fouled.middle, *fouled.bottom, *fouled.discards]) == \
+        sorted(paired)
+    assert_agrees(paired, get_ruleset("deuce-to-seven"), 12.0)
 
 
 def test_opponents_must_be_whole_boards_of_other_cards() -> None:

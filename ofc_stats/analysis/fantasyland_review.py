@@ -17,8 +17,9 @@ the review:
 
 Boards it cannot review are counted and skipped, never stored: an incomplete board,
 a card dealt more often than the ruleset's decks hold it, more players than any
-ruleset seats, and until the solver resolves them, jokers and a deuce-to-seven
-middle. With two decks a card may be dealt twice: five of a kind is then a row.
+ruleset seats, and until the solver resolves them, jokers. With two decks a card may
+be dealt twice (five of a kind is then a row); a deuce-to-seven middle is set as the
+scorer ranks it.
 
 It follows the warehouse's commit protocol as ``ofc-stats score`` does: one seats file
 at a time, each chunk of reviews one commit (a kill part-way keeps whole commits; the
@@ -64,7 +65,6 @@ from ofc_stats.engine.fantasyland_solver import (
     solve_batch,
 )
 from ofc_stats.engine.rules import (
-    MiddleRow,
     Ruleset,
     StayCards,
     Variant,
@@ -99,7 +99,6 @@ SKIP_REASONS = {
     "incomplete": "incomplete board",
     "joker": "jokers (the solver does not resolve them yet)",
     "copies": "a card dealt more often than the ruleset's decks hold it",
-    "lowball": "a deuce-to-seven middle (not solved yet)",
     "cards": "more than 17 cards dealt",
     "unreadable": "a discard that is not a card",
 }
@@ -365,7 +364,6 @@ def _review_group(seats: pl.DataFrame, ruleset: Ruleset, scoring: str, tally: _T
     reasons = np.select(
         [sizes[hand_of_row] > MAX_OPPONENTS + 1, (boards < 0).any(axis=1),
          ((known >= N_CARDS) & (known != UNREADABLE)).any(axis=1), too_many,
-         np.full(len(boards), ruleset.middle is not MiddleRow.HIGH),
          discard_counts > MAX_DISCARDS, (known == UNREADABLE).any(axis=1)],
         list(SKIP_REASONS), "")
     skipped = review & (reasons != "")

@@ -1,7 +1,8 @@
 """The best setting of a Fantasyland hand, exactly: every legal setting is considered.
 
 A Fantasyland hand deals 13 to 17 cards at once; the player keeps 13 and sets them as
-top (3), middle (5) and bottom (5) without fouling (``bottom >= middle >= top``).
+top (3), middle (5) and bottom (5) without fouling (``bottom >= middle >= top``; with a
+deuce-to-seven middle, ``bottom >= top`` and a middle low enough, RULES.md section 10).
 A setting's *value* is its royalties plus the ruleset's ``fl_stay_value`` if it stays
 in Fantasyland (RULES.md section 12). :func:`solve_fantasyland` returns the setting of
 highest value; :func:`solve_batch` does the same for many hands at once, in numpy.
@@ -13,9 +14,11 @@ How, for each card count ``n`` (its tables of subsets are built once):
    whether each stays. A setting is a bottom, a middle among the 5-card subsets
    disjoint from it, and a top among the 3-card subsets of the cards left.
 2. For a given bottom and middle, the best top is the strongest legal one (at most
-   the middle) among the cards left: a top's royalty and stay never fall as its
-   strength grows, and a stronger top also wins at least as many rows. So a setting
-   is searched as a (bottom, middle) pair, its top found by one ``max``.
+   the middle; at most the bottom under a 2-7 middle) among the cards left: a top's
+   royalty and stay never fall as its strength grows, and a stronger top also wins at
+   least as many rows. So a setting is searched as a (bottom, middle) pair, its top
+   found by one ``max``. A 2-7 middle stands or not by itself (low enough), so its
+   bounds and its pairs with a bottom ignore the bottom's class.
 3. Pruning. Each bottom gets an upper bound on any setting built on it: its royalty,
    plus the most any middle of a class at most its own could earn, plus the most any
    top could, plus the stay value if any row could stay (each term ignores which
@@ -47,8 +50,14 @@ import numpy as np
 import numpy.typing as npt
 
 from ofc_stats.engine.cards import N_CARDS, NO_CARD, card_text, parse_card
-from ofc_stats.engine.evaluate import ROYALTY_INDEX_SIZE, ROYALTY_SHIFT, evaluate_rows
-from ofc_stats.engine.rules import MiddleRow, Ruleset, get_ruleset
+from ofc_stats.engine.evaluate import (
+    ROYALTY_INDEX_SIZE,
+    ROYALTY_SHIFT,
+    deuce_to_seven,
+    evaluate_rows,
+)
+from ofc_stats.engine.rows import middle_order, middle_royalties
+from ofc_stats.engine.rules import Ruleset, get_ruleset
 from ofc_stats.engine.scoring import RuleTables, compile_rules, score_batch
 from ofc_stats.errors import FantasylandHandError
 
@@ -163,6 +172,7 @@ class _HandRows:
     """Every row a block of hands can make, valued (``(hands, subsets)`` arrays)."""
 
     five: I32  # strengths of the 5-card subsets
+    middle: I32  # the same as middles: ``five``, or as a 2-7 middle (lower is better)
     three: I32  # strengths of the 3-card subsets
     bottom_royalty: I16
     middle_royalty: I16
@@ -203,17 +213,29 @@ def _class_caps(strengths: I32, royalty: I16, stays: Bools) -> tuple[I16, Bools]
 def _hand_rows(cards: I8, tables: SubsetTables, rules: RuleTables) -> _HandRows:
     five = _evaluate_subsets(cards, tables.five)
     three = _evaluate_subsets(cards, tables.three)
-    five_class, three_class = five >> ROYALTY_SHIFT, three >> ROYALTY_SHIFT
-    bottom_royalty = rules.royalty_bottom[five_class]
-    middle_royalty = rules.royalty_middle[five_class]
-    top_royalty = rules.royalty_top[three_class]
+    middle = deuce_to_seven(five) if rules.lowball else five
+    bottom_royalty = rules.royalty_bottom[five >> ROYALTY_SHIFT]
+    middle_royalty = middle_royalties(middle, rules)
+    top_royalty = rules.royalty_top[three >> ROYALTY_SHIFT]
     bottom_stays = five >= rules.stay_bottom
-    middle_stays = five >= rules.stay_middle
     top_stays = three >= rules.stay_top
-    middle_cap, middle_cap_stays = _class_caps(five, middle_royalty, middle_stays)
+    if rules.lowball:
+        # A 2-7 middle stands or not whatever the bottom: its bound is the best of the
+        # hand's standing middles, for a bottom of any class.
+        stands = middle < rules.lowball_qualifier
+        middle_stays = middle < rules.stay_lowball
+        shape = (five.shape[0], ROYALTY_INDEX_SIZE)
+        middle_cap = np.broadcast_to(np.where(stands, middle_royalty, 0).max(
+            axis=1, initial=0)[:, None], shape).astype(np.int16)
+        standing_stays: Bools = np.asarray((stands & middle_stays).any(axis=1))
+        middle_cap_stays = np.broadcast_to(standing_stays[:, None], shape)
+    else:
+        middle_stays = five >= rules.stay_middle
+        middle_cap, middle_cap_stays = _class_caps(five, middle_royalty, middle_stays)
     top_cap, top_cap_stays = _class_caps(three, top_royalty, top_stays)
     return _HandRows(
-        five=five, three=three, bottom_royalty=bottom_royalty, middle_royalty=middle_royalty,
+        five=five, middle=middle, three=three, bottom_royalty=bottom_royalty,
+        middle_royalty=middle_royalty,
         top_royalty=top_royalty, bottom_stays=bottom_stays, middle_stays=middle_stays,
         top_stays=top_stays, middle_cap=middle_cap, middle_cap_stays=middle_cap_stays,
         top_cap=top_cap, top_cap_stays=top_cap_stays)
@@ -292,12 +314,20 @@ class _BlockSearch:
         # its royalty, the best top below it, and the stay value if the middle or such a
         # top could stay; with the bottom staying (second half), the stay value always.
         self.five = rows.five.ravel()
+        # What a middle must not exceed the bottom's strength by: its own strength, or
+        # under a 2-7 middle -1 where it stands (below any bottom), else above every one.
+        self.middle_key = (np.where(rows.middle < rules.lowball_qualifier, -1,
+                                    np.iinfo(np.int32).max) if rules.lowball
+                           else rows.five).ravel()
         self.three = rows.three.ravel()
         self.top_royalty = rows.top_royalty.ravel()
         self.bottom_royalty = rows.bottom_royalty.ravel()
         self.bottom_stays = rows.bottom_stays.ravel().astype(np.int64)
         hand = np.arange(hands)[:, None]
-        cls = rows.five >> ROYALTY_SHIFT
+        # The best top below the middle; under a 2-7 middle the top answers to the
+        # bottom, not known here: any top.
+        cls = (np.full_like(rows.five, ROYALTY_INDEX_SIZE - 1) if rules.lowball
+               else rows.five >> ROYALTY_SHIFT)
         plain = rows.middle_royalty + rows.top_cap[hand, cls]
         could_stay = rows.middle_stays | rows.top_cap_stays[hand, cls]
         self.middle_bound = np.stack([plain + stay_value * could_stay, plain + stay_value],
@@ -366,12 +396,12 @@ class _BlockSearch:
             h, b = hand[start:start + step], bottom[start:start + step]
             at = h * subsets + b
             middle = tables.middles[b]  # (N, middles)
-            middle_strength = np.take(self.five, (h * subsets)[:, None] + middle)
+            middle_key = np.take(self.middle_key, (h * subsets)[:, None] + middle)
             # The bound's middle part, taken from the half where the bottom stays or not.
             half = (h * 2 + np.take(self.bottom_stays, at)) * subsets
             bound = (np.take(self.bottom_royalty, at)[:, None]
                      + np.take(self.middle_bound, half[:, None] + middle))
-            keep = middle_strength <= np.take(self.five, at)[:, None]
+            keep = middle_key <= np.take(self.five, at)[:, None]
             keep &= bound >= threshold[h][:, None]
             if best_middles is not None and best_middles < keep.shape[1]:
                 ranked = np.where(keep, bound, -np.inf)
@@ -394,7 +424,8 @@ class _BlockSearch:
             left = full ^ tables.mask5[b] ^ tables.mask5[m]
             tops = tables.tops[tables.remainder_rank[left]]  # (N, tops)
             strengths = np.take(self.three, (h * three)[:, None] + tops)
-            strengths[strengths > np.take(self.five, h * five + m)[:, None]] = -1
+            above = b if self.rules.lowball else m  # the row the top must not beat
+            strengths[strengths > np.take(self.five, h * five + above)[:, None]] = -1
             choice = strengths.argmax(axis=1)
             lanes = np.arange(len(h))
             legal = strengths[lanes, choice] >= 0
@@ -419,7 +450,8 @@ class _BlockSearch:
             board = boards_of(self.cards[hand], self.tables, bottom, middle, top)
             points = score_against(board, self.opponents[hand],
                                    self.rules).points.astype(np.int64)
-        strengths = np.stack([rows.three[hand, top], rows.five[hand, middle],
+        strengths = np.stack([rows.three[hand, top],
+                              middle_order(rows.middle[hand, middle], self.rules),
                               rows.five[hand, bottom]], axis=1).astype(np.int64)
         # The best of each hand here: sorted by hand, then by the tie-break keys.
         order = np.lexsort((-np.arange(len(hand)), strengths[:, 2], strengths[:, 1],
@@ -462,13 +494,7 @@ def solve_batch(cards: I8, rules: RuleTables, stay_value: float, *,
 
     Returns:
         :class:`SolvedHands` aligned with ``cards``.
-
-    Raises:
-        FantasylandHandError: the rules rank the middle deuce-to-seven (not solved yet).
     """
-    if rules.lowball:
-        raise FantasylandHandError(
-            "a deuce-to-seven middle is not supported by the Fantasyland solver yet")
     cards = np.asarray(cards, dtype=np.int8)
     hands = cards.shape[0]
     counts = (cards != NO_CARD).sum(axis=1)
@@ -489,6 +515,11 @@ def solve_batch(cards: I8, rules: RuleTables, stay_value: float, *,
             search = _BlockSearch(block, rules, stay_value,
                                   None if opponents is None else opponents[which])
             search.run(None if lower_bound is None else lower_bound[which])
+            # No setting stands (under a 2-7 middle every middle may be too high): any
+            # setting fouls and is worth nothing; the first one is given.
+            fouled = ~np.isfinite(search.champion_value)
+            search.setting[fouled] = _first_setting(tables)
+            search.champion_value[fouled] = 0.0
             bottom, middle, top = search.setting.T
             lanes = np.arange(len(which))
             placed = boards_of(block, tables, bottom, middle, top)
@@ -501,15 +532,23 @@ def solve_batch(cards: I8, rules: RuleTables, stay_value: float, *,
             order = np.argsort(kept, axis=1, kind="stable")[:, :n - 13]
             discards[which, :n - 13] = np.take_along_axis(thrown, order, axis=1)
             rows = search.rows
-            royalties[which] = (rows.bottom_royalty[lanes, bottom]
-                                + rows.middle_royalty[lanes, middle]
-                                + rows.top_royalty[lanes, top])
-            stays[which] = (rows.bottom_stays[lanes, bottom] | rows.middle_stays[lanes, middle]
-                            | rows.top_stays[lanes, top])
+            royalties[which] = np.where(fouled, 0, rows.bottom_royalty[lanes, bottom]
+                                        + rows.middle_royalty[lanes, middle]
+                                        + rows.top_royalty[lanes, top])
+            stays[which] = ~fouled & (rows.bottom_stays[lanes, bottom]
+                                      | rows.middle_stays[lanes, middle]
+                                      | rows.top_stays[lanes, top])
             value[which] = search.champion_value
             settings[which] = tables.settings
             examined[which] = search.examined
     return SolvedHands(boards, discards, royalties, stays, value, settings, examined)
+
+
+def _first_setting(tables: SubsetTables) -> list[int]:
+    """The (bottom, middle, top) subsets of the first setting in enumeration order."""
+    middle = int(tables.middles[0, 0])
+    left = (1 << tables.n) - 1 ^ int(tables.mask5[0]) ^ int(tables.mask5[middle])
+    return [0, middle, int(tables.tops[tables.remainder_rank[left], 0])]
 
 
 def _times(count: int) -> str:
@@ -546,7 +585,7 @@ def solve_fantasyland(cards: str | Iterable[str | int],
 
     Raises:
         FantasylandHandError: not 13 to 17 cards, a card more often than the ruleset's
-            decks hold it, a joker, a deuce-to-seven middle, more than
+            decks hold it, a joker, more than
             :data:`MAX_OPPONENTS` opponents, or an opponent board that is not 13 cards
             or holds a card the decks hold no more of.
 
@@ -560,9 +599,6 @@ def solve_fantasyland(cards: str | Iterable[str | int],
     if not MIN_CARDS <= len(codes) <= MAX_CARDS:
         raise FantasylandHandError(
             f"a Fantasyland hand has 13 to 17 cards, not {len(codes)}")
-    if rules_.middle is not MiddleRow.HIGH:
-        raise FantasylandHandError(
-            "a deuce-to-seven middle is not supported by the Fantasyland solver yet")
     if any(code >= N_CARDS for code in codes):
         raise FantasylandHandError("jokers are not supported by the Fantasyland solver yet")
     copies = Counter(codes)

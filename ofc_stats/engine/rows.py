@@ -191,12 +191,18 @@ def rows_fouled(top: I32, middle: I32, bottom: I32, rules: RuleTables) -> Bools:
 def row_royalties(top: I32, middle: I32, bottom: I32, rules: RuleTables
                   ) -> tuple[I16, I16, I16]:
     """Each row's royalties as if the board stood (the scorer zeroes a fouled board's)."""
-    middle_points = rules.royalty_middle[middle >> ROYALTY_SHIFT]
+    return (rules.royalty_top[top >> ROYALTY_SHIFT], middle_royalties(middle, rules),
+            rules.royalty_bottom[bottom >> ROYALTY_SHIFT])
+
+
+def middle_royalties(middle: I32, rules: RuleTables) -> I16:
+    """The royalties of middle rows (any shape) as if they stood: a 2-7 middle's by
+    its lows, and the exact lows the ruleset names."""
+    middle_points: I16 = rules.royalty_middle[middle >> ROYALTY_SHIFT]
     for strength, points in zip(rules.lowball_exact.tolist(),
                                 rules.lowball_exact_points.tolist(), strict=True):
         middle_points = np.where(middle == strength, np.int16(points), middle_points)
-    return (rules.royalty_top[top >> ROYALTY_SHIFT], middle_points.astype(np.int16),
-            rules.royalty_bottom[bottom >> ROYALTY_SHIFT])
+    return middle_points.astype(np.int16)
 
 
 @dataclass(frozen=True, eq=False)
@@ -241,6 +247,7 @@ __all__ = [
     "compile_rules",
     "fantasyland_quality",
     "middle_order",
+    "middle_royalties",
     "row_royalties",
     "row_strengths",
     "rows_fouled",
