@@ -184,7 +184,7 @@ def decode_json(lines: pl.DataFrame, query: str) -> pl.DataFrame:
     threads, and what a connection registers is its own. DuckDB takes the rows a
     record batch at a time, so batches of about ``DECODE_SLICE_BYTES`` of text keep
     its parsed documents small (yyjson's are several times the text): ingesting
-    100 k fpdb-3 hands peaked at 720-750 MiB instead of 900-940, at the same CPU.
+    100 k fpdb-3 hands peaked at 710-740 MiB instead of 900-960, at the same CPU.
     """
     texts = lines.select("text").to_arrow()
     rows = max(1, min(2048, DECODE_SLICE_BYTES * texts.num_rows
