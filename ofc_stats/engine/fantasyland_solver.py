@@ -173,6 +173,7 @@ class _HandRows:
 
     five: I32  # strengths of the 5-card subsets
     middle: I32  # the same as middles: ``five``, or as a 2-7 middle (lower is better)
+    middle_stands: Bools | None  # a 2-7 middle low enough to stand (None: not 2-7)
     three: I32  # strengths of the 3-card subsets
     bottom_royalty: I16
     middle_royalty: I16
@@ -219,6 +220,7 @@ def _hand_rows(cards: I8, tables: SubsetTables, rules: RuleTables) -> _HandRows:
     top_royalty = rules.royalty_top[three >> ROYALTY_SHIFT]
     bottom_stays = five >= rules.stay_bottom
     top_stays = three >= rules.stay_top
+    stands = None
     if rules.lowball:
         # A 2-7 middle stands or not whatever the bottom: its bound is the best of the
         # hand's standing middles, for a bottom of any class.
@@ -234,7 +236,8 @@ def _hand_rows(cards: I8, tables: SubsetTables, rules: RuleTables) -> _HandRows:
         middle_cap, middle_cap_stays = _class_caps(five, middle_royalty, middle_stays)
     top_cap, top_cap_stays = _class_caps(three, top_royalty, top_stays)
     return _HandRows(
-        five=five, middle=middle, three=three, bottom_royalty=bottom_royalty,
+        five=five, middle=middle, middle_stands=stands, three=three,
+        bottom_royalty=bottom_royalty,
         middle_royalty=middle_royalty,
         top_royalty=top_royalty, bottom_stays=bottom_stays, middle_stays=middle_stays,
         top_stays=top_stays, middle_cap=middle_cap, middle_cap_stays=middle_cap_stays,
@@ -316,9 +319,8 @@ class _BlockSearch:
         self.five = rows.five.ravel()
         # What a middle must not exceed the bottom's strength by: its own strength, or
         # under a 2-7 middle -1 where it stands (below any bottom), else above every one.
-        self.middle_key = (np.where(rows.middle < rules.lowball_qualifier, -1,
-                                    np.iinfo(np.int32).max) if rules.lowball
-                           else rows.five).ravel()
+        self.middle_key = (rows.five if rows.middle_stands is None else np.where(
+            rows.middle_stands, -1, np.iinfo(np.int32).max)).ravel()
         self.three = rows.three.ravel()
         self.top_royalty = rows.top_royalty.ravel()
         self.bottom_royalty = rows.bottom_royalty.ravel()

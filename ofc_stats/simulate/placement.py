@@ -35,8 +35,9 @@ The other games: a joker is never discarded and is planned as an ace (the sort k
 know no wild card), but every candidate is valued with its jokers resolved as the
 scorer resolves them; two decks need nothing more; a deuce-to-seven middle is filled
 with low cards of distinct ranks and the opening keeps the lowest two for it. The
-solver sets no Fantasyland hand holding a joker or a card twice, nor any with a
-deuce-to-seven middle: those are always set with the plans.
+solver sets no Fantasyland hand holding a joker (it cannot), nor, as when the shipped
+histories were simulated, one holding a card twice or with a deuce-to-seven middle
+(it could now): those are always set with the plans.
 """
 
 from __future__ import annotations
@@ -436,8 +437,10 @@ def place(dealt: I8, skill: F32, rules: RuleTables, *, pineapple_streets: bool,
 
 
 def solvable(dealt: I8, rules: RuleTables) -> npt.NDArray[np.bool_]:
-    """Which Fantasyland hands the solver can set: no joker, no card dealt twice (two
-    decks) and a middle ranked high (not deuce-to-seven)."""
+    """Which Fantasyland hands the simulator lets the solver set: no joker (the solver
+    resolves none), no card dealt twice and a middle ranked high. The solver sets the
+    last two since; they stay with the plans so that a seed simulates the histories
+    it always did (the shipped sample among them)."""
     if rules.lowball:
         return np.zeros(len(dealt), dtype=bool)
     ordered = np.sort(dealt, axis=1)
@@ -453,8 +456,8 @@ def place_fantasyland(dealt: I8, skill: F32, rules: RuleTables, *, rng: np.rando
     Each player finds the exact best setting with a chance interpolated by ``skill``
     from ``behaviour.finds_best_weak`` to ``finds_best_strong``; the others set it with
     the candidate plans of :func:`place` at a skill of at least
-    ``behaviour.fantasyland_skill``. So are the hands the solver cannot set
-    (:func:`solvable`: jokers, a card dealt twice, a deuce-to-seven middle).
+    ``behaviour.fantasyland_skill``. So are the hands :func:`solvable` keeps from the
+    solver (jokers, a card dealt twice, a deuce-to-seven middle).
     """
     floor = behaviour.fantasyland_skill
     placed = place(dealt, (floor + (1 - floor) * skill).astype(np.float32), rules,
