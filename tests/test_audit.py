@@ -128,3 +128,22 @@ def test_a_warehouse_two_layouts_old_is_upgraded_in_one_rewrite(tmp_path: Path) 
     assert seats["point_value"].to_list() == [Decimal(2)] * 2
     scored = warehouse.scan("player_hands", "default").sort("seat").collect()
     assert scored["money"].to_list() == [Decimal(30), Decimal(-30)]
+
+
+@pytest.mark.parametrize(("numbers", "gaps"), [
+    # Lost more hands than it kept steps of one (11 of 17 kept): the room, one table
+    # here, counts each table's hands by itself, so every jump is a gap.
+    ([1, 2, 4, 5, 7, 8, 10, 12, 13, 15, 17], [4, 7, 10, 12, 15, 17]),
+    # Ten steps, none of one: a counter other tables share, not hands lost.
+    ([1, 3, 6, 8, 11, 13, 16, 18, 21, 23, 26], []),
+    # Mostly steps of one: its own counter, which jumped once.
+    ([1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12], [8]),
+])
+def test_a_long_table_tells_its_own_numbering_unless_it_lost_most_steps(
+        tmp_path: Path, numbers: list[int], gaps: list[int]) -> None:
+    warehouse = store(tmp_path, [Hand(f"g-{number:03d}", [Seat("alice", NOTHING_1),
+                                                           Seat("bob", NOTHING_2)],
+                                      minute=float(number)) for number in numbers])
+    score_warehouse(warehouse)
+    findings = audit_warehouse(warehouse).findings.filter(pl.col("kind") == "gap")
+    assert findings["hand_id"].to_list() == [f"g-{number:03d}" for number in gaps]

@@ -101,7 +101,8 @@ fault_mixes = st.dictionaries(st.sampled_from(list(FaultKind)), st.integers(0, 3
        formats=st.lists(st.sampled_from(FORMATS), min_size=1, max_size=4, unique=True),
        faults=fault_mixes, gzip=st.booleans())
 # Found by this test: a table of five hands (a gap and a false fl_unearned), a CSV hand
-# cut between two rows, two Fantasyland faults on one board, mangled dealt cards in text.
+# cut between two rows, two Fantasyland faults on one board, mangled dealt cards in text,
+# a long table that lost more hands than it kept steps of one.
 @example(seed=0, hands=5, tables=2, formats=["jsonl"],
          faults={kind: count for kind, count in
                  {FaultKind.MIS_SCORED: 3, FaultKind.GAP: 3, FaultKind.FL_UNEARNED: 2,
@@ -119,6 +120,11 @@ fault_mixes = st.dictionaries(st.sampled_from(list(FaultKind)), st.integers(0, 3
          faults={FaultKind.FL_CARDS: 3, FaultKind.DUPLICATE_IN_FILE: 1,
                  FaultKind.BROKEN_LINE: 1, FaultKind.DUPLICATE_ACROSS_FILES: 2,
                  FaultKind.GAP: 3, FaultKind.MIS_SCORED: 1}, gzip=False)
+# A table of 17 hands that lost six, one in three (more than half its steps jump).
+@example(seed=2, hands=17, tables=1, formats=["jsonl"],
+         faults={FaultKind.GAP: 3, FaultKind.CORRUPT_CARD: 3}, gzip=False)
+@example(seed=0, hands=17, tables=1, formats=["jsonl"],
+         faults={FaultKind.GAP: 3, FaultKind.CORRUPT_CARD: 3}, gzip=False)
 # fpdb alone at three tables: the Progressive table, written as fpdb-3's Pineapple.
 @example(seed=1868, hands=398, tables=3, formats=["fpdb"], faults={}, gzip=False)
 def test_the_audit_finds_exactly_the_injected_faults(

@@ -25,10 +25,12 @@ each in ``fl_transitions``, with a ``status``:
 
 Besides, one row per gap in a table's history (``status`` ``gap``, ``player`` null):
 the hand id ends in a number that usually grows by one at that table and jumps. A
-table with ten steps or more tells alone (its median step is one). A shorter one
-follows its room (site): the room counts each table's hands by itself if its tables
-reuse each other's numbers (a counter tables share never gives a number twice) or
-the warehouse holds one table of it. So a gap in a table of three hands is found.
+table with ten steps or more tells alone where its median step is one, and where no
+step is one (a counter other tables share). Any other table follows its room (site):
+a shorter one, or one that lost so many hands that more than half its steps jump.
+The room counts each table's hands by itself if its tables reuse each other's
+numbers (a counter tables share never gives a number twice) or the warehouse holds
+one table of it. So a gap in a table of three hands is found.
 The blind spots: a short table of a room whose tables share a counter, exported
 alone (its jumps are taken for gaps), and a room of several short tables whose own
 counters never meet (their gaps are not found).
@@ -96,9 +98,14 @@ site_numbering AS (
     FROM room_numbers GROUP BY site
 ),
 numbering AS (
-    -- a table long enough tells by itself: its typical step is one
+    -- a table long enough tells by itself where its typical step is one; where it is
+    -- not (more than half its steps jump: many hands lost), its room tells, unless no
+    -- step is one (a counter other tables share)
     SELECT q.site, q."table",
-           CASE WHEN count(*) >= {own_numbering_steps} THEN median(q.number - q.prev_number) = 1
+           CASE WHEN count(*) >= {own_numbering_steps}
+                     AND median(q.number - q.prev_number) = 1 THEN TRUE
+                WHEN count(*) >= {own_numbering_steps}
+                     AND min(q.number - q.prev_number) <> 1 THEN FALSE
                 ELSE bool_or(coalesce(n.one_by_one, FALSE)) END AS one_by_one
     FROM sequence q LEFT JOIN site_numbering n USING (site)
     WHERE q.prev_number IS NOT NULL GROUP BY q.site, q."table"
