@@ -25,10 +25,11 @@ each in ``fl_transitions``, with a ``status``:
 
 Besides, one row per gap in a table's history (``status`` ``gap``, ``player`` null):
 the hand id ends in a number that usually grows by one at that table and jumps. A
-table with ten steps or more tells alone where its median step is one, and where no
-step is one (a counter other tables share). Any other table follows its room (site):
-a shorter one, or one that lost so many hands that more than half its steps jump.
-The room counts each table's hands by itself if its tables reuse each other's
+table with ten steps or more tells alone: it counts one by one if its median step is
+one, or if its steps are under two on average, each counted as at most ten (it holds
+most of the numbers it spans, as a table that lost many hands one at a time does; a
+counter that k tables share steps k on average). A shorter one follows its room
+(site): the room counts each table's hands by itself if its tables reuse each other's
 numbers (a counter tables share never gives a number twice) or the warehouse holds
 one table of it. So a gap in a table of three hands is found.
 The blind spots: a short table of a room whose tables share a counter, exported
@@ -59,6 +60,9 @@ DUCKDB_MEMORY_LIMIT = "400MB"
 # A table with at least this many steps between hand numbers tells alone whether its
 # hands are numbered one by one; a shorter one follows its room (site).
 OWN_NUMBERING_STEPS = 10
+# Its steps counted as at most this in their average: one long jump (a table resumed
+# under new numbers) cannot outweigh ten steps of one.
+NUMBERING_STEP_CAP = 10
 
 TRANSITIONS_SQL = """
 WITH marked AS MATERIALIZED (
@@ -98,14 +102,14 @@ site_numbering AS (
     FROM room_numbers GROUP BY site
 ),
 numbering AS (
-    -- a table long enough tells by itself where its typical step is one; where it is
-    -- not (more than half its steps jump: many hands lost), its room tells, unless no
-    -- step is one (a counter other tables share)
+    -- a table long enough tells by itself: its typical step is one, or its steps are
+    -- under two on average (it holds most of the numbers it spans: a table that lost
+    -- many hands one at a time, where a counter k tables share steps k on average),
+    -- each step counted as at most {step_cap} (a rare long jump says little)
     SELECT q.site, q."table",
            CASE WHEN count(*) >= {own_numbering_steps}
-                     AND median(q.number - q.prev_number) = 1 THEN TRUE
-                WHEN count(*) >= {own_numbering_steps}
-                     AND min(q.number - q.prev_number) <> 1 THEN FALSE
+                THEN median(q.number - q.prev_number) = 1
+                     OR avg(least(q.number - q.prev_number, {step_cap})) < 2
                 ELSE bool_or(coalesce(n.one_by_one, FALSE)) END AS one_by_one
     FROM sequence q LEFT JOIN site_numbering n USING (site)
     WHERE q.prev_number IS NOT NULL GROUP BY q.site, q."table"
@@ -273,7 +277,8 @@ def transitions_sql(player_hands: str, hands: str | None = None,
     return TRANSITIONS_SQL.format(player_hands=player_hands, break_minutes=int(break_minutes),
                                   hands=hands, hands_source=source,
                                   all_hands=hands if all_hands is None else all_hands,
-                                  own_numbering_steps=OWN_NUMBERING_STEPS)
+                                  own_numbering_steps=OWN_NUMBERING_STEPS,
+                                  step_cap=NUMBERING_STEP_CAP)
 
 
 def _file_list(files: list[str]) -> str:
